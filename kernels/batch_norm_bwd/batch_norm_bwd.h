@@ -1,0 +1,23 @@
+#pragma once
+// The batch_norm_bwd NKI kernel as a trace generator: the same instruction stream the kernel
+// emits, instruction for instruction (see shared/reference/kernel-batch_norm_bwd.md).
+#include "kernels/batch_norm_bwd/params.h"
+#include "kernels/kernel_target.h"
+
+namespace bnsim::bn {
+
+// DMA queues the generator assigns, one per tensor stream, so a timeline shows each stream
+// on its own track (the compiler's real queue assignment is not published).
+enum Queue : uint16_t {
+    kQueueDy = 0,
+    kQueueX = 1,
+    kQueueMask = 2,
+    kQueueDirectXStore = 3,
+    kQueueDirectXLoad = 4,
+    kQueueDxStore = 5,
+    kQueueColumns = 6,
+};
+
+GeneratedKernel generate(const Params& params, const KernelTarget& target);
+
+}  // namespace bnsim::bn

@@ -1,0 +1,47 @@
+#pragma once
+// Inputs of batch_norm_bwd as a run config gives them: shapes, dtype and flags, plus an optional
+// explicit memory config that replaces the kernel's own search.
+#include <cstdint>
+#include <optional>
+
+#include "trace/dtype.h"
+
+namespace bnsim::bn {
+
+struct Shape {
+    int64_t B = 0, C = 0, D = 1, H = 0, W = 0;
+    int64_t spatial() const { return D * H * W; }
+    int64_t elements() const { return B * C * spatial(); }
+};
+
+struct MemoryChoice {
+    int64_t f_tile = 0;
+    int interleave = 0;
+    bool direct_x_residency = true;
+};
+
+struct Params {
+    Shape shape;
+    DType dtype = DType::bf16;
+    bool fuse_relu = false;
+    bool mask_supplied = false;  // relu_mask: supplied (only read when fuse_relu)
+    double eps = 1e-5;
+    std::optional<MemoryChoice> memory;  // nullopt: the kernel's search ("auto")
+
+    bool uses_mask() const { return fuse_relu && mask_supplied; }
+    bool recomputes_mask() const { return fuse_relu && !mask_supplied; }
+};
+
+// Constants of the NKI kernel.
+constexpr int64_t kMaxFTile = 8192;
+constexpr uint64_t kSbufReserve = 1024;
+constexpr int kMaxInterleave = 8;
+constexpr int kMinInterleave = 1;
+constexpr int kQuadrant = 32;
+constexpr int kPMax = 128;
+constexpr DType kComputeDType = DType::bf16;  // direct_x, var_x, loaded mask, rebuilt post_bn
+
+// Throws KernelError with the condition the kernel checks, in our own words.
+void validate(const Params& p, int num_cores);
+
+}  // namespace bnsim::bn

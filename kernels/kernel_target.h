@@ -1,0 +1,34 @@
+#pragma once
+// What a kernel generator needs to know about the machine: only the facts the NKI kernel itself
+// reads at trace time (SBUF size and alignment, partitions, number of cores). Kernels never see
+// the timing models.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "trace/trace.h"
+
+namespace bnsim {
+
+struct KernelTarget {
+    int partitions = 128;
+    uint64_t sbuf_usable_bytes = 0;  // per partition
+    uint64_t sbuf_align = 16;
+    int num_cores = 1;               // physical cores of the logical core (LNC)
+};
+
+// A user-facing problem with the kernel's inputs or memory config (not a bug in bnsim).
+struct KernelError : std::runtime_error {
+    explicit KernelError(const std::string& m) : std::runtime_error(m) {}
+};
+
+// A generated kernel: its trace plus a description of the choices it made (memory config,
+// sharding...) for reports.
+struct GeneratedKernel {
+    Trace trace;
+    nlohmann::ordered_json info = nlohmann::ordered_json::object();
+};
+
+}  // namespace bnsim

@@ -1,0 +1,106 @@
+#pragma once
+// The hardware parameters every model reads, parsed from configs/hw/<name>.yaml by sim/.
+// Defaults live in the YAML (with their sources), not here: a field missing from the YAML is
+// a config error, so no model can silently run on a made-up number.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/dtype.h"
+#include "trace/engine.h"
+#include "trace/instruction.h"
+
+namespace bnsim {
+
+struct SbufParams {
+    int partitions = 0;
+    uint64_t bytes_per_partition = 0;
+    uint64_t usable_bytes_per_partition = 0;
+    uint64_t min_align_bytes = 0;
+    double access_latency_ns = 0;  // engine/DMA access overhead to SBUF
+};
+
+struct HbmParams {
+    double bandwidth_gbps = 0;   // per stack (shared by the two cores of a pair), GB/s == B/ns
+    int channels = 0;            // address interleave over this many channels
+    uint64_t interleave_bytes = 0;
+    double latency_ns = 0;       // access latency of one transfer
+};
+
+// A point of the DMA efficiency curve: fraction of the plateau throughput a descriptor of
+// `bytes` contiguous bytes achieves.
+struct EfficiencyPoint {
+    double bytes = 0;
+    double efficiency = 0;
+};
+
+struct DmaParams {
+    int engines_per_core = 0;
+    int queues_per_engine = 0;
+    int rows_per_engine = 0;                 // partition rows one engine moves of a [128, F] copy
+    double engine_bandwidth_gbps = 0;        // plateau, per engine
+    std::vector<EfficiencyPoint> efficiency;  // sorted by bytes
+    double issue_ns = 0;                     // descriptor generation by a hardware DGE
+    double dispatch_ns = 0;                  // DGE to DMA engine start
+    double completion_ns = 0;                // last byte to the semaphore the consumer waits on
+    int hw_dge_units = 0;                    // hardware DGE blocks per core
+    double sw_dge_issue_ns = 0;              // descriptor generation in software on GpSimd
+    double trigger_cycles = 0;               // cost of a DMA trigger on the issuing engine's stream
+};
+
+struct EngineParams {
+    double clock_ghz = 0;
+    double min_ii_cycles = 0;  // shortest issue interval of one instruction
+};
+
+// One row of the instruction cost table:
+//   cycles = fixed_cycles + max(min_cycles, cycles_per_elem * N) (+ extra, see below)
+// N is the free size (elements per partition). Matched by engine, opcode and dtype
+// ("any" matches both); the first matching row wins, so specific rows go first.
+struct CostEntry {
+    Engine engine = Engine::Dve;
+    Opcode opcode = Opcode::TensorCopy;
+    std::string dtype = "any";  // bfloat16 | float32 | any
+    std::string perf_mode = "1x";
+    double fixed_cycles = 0;
+    double cycles_per_elem = 1;
+    double min_cycles = 0;
+    std::string source;
+};
+
+struct ActParams {
+    double accumulate_extra_cycles = 0;  // activation with a reduce into the accumulator
+    double read_accumulator_ns = 0;      // reading the reduce registers out
+};
+
+struct LinkParams {
+    double latency_ns = 0;
+    double bandwidth_gbps = 0;
+    uint64_t gpsimd_path_max_free_elems = 0;  // sendrecv at most this many elements: GpSimd DMA
+    double gpsimd_dma_bandwidth_gbps = 0;
+};
+
+struct LaunchParams {
+    double fixed_ns = 0;  // per-kernel launch cost on the device
+};
+
+struct NumericsParams {
+    int scale_bias_operand_bits = 0;  // mantissa bits of the per-partition scale/bias path
+};
+
+struct HwConfig {
+    std::string name;
+    SbufParams sbuf;
+    HbmParams hbm;
+    DmaParams dma;
+    EngineParams engines[kNumEngines];
+    ActParams act;
+    std::vector<CostEntry> costs;
+    LinkParams link;
+    LaunchParams launch;
+    NumericsParams numerics;
+
+    const EngineParams& engine(Engine e) const { return engines[int(e)]; }
+};
+
+}  // namespace bnsim

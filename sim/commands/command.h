@@ -1,0 +1,20 @@
+#pragma once
+// Subcommands of the bnsim executable. Each adds itself to the CLI11 app; main stays thin.
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace bnsim {
+
+// Options every subcommand that runs a config shares.
+struct ConfigOptions {
+    std::string config;
+    std::vector<std::string> sets;
+    bool json = false;
+    void add_to(CLI::App& cmd);
+};
+
+void add_trace_command(CLI::App& app);
+
+}  // namespace bnsim

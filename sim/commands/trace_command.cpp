@@ -1,0 +1,30 @@
+// bnsim trace: generate a kernel's instruction trace and summarise it.
+#include <iostream>
+
+#include "sim/commands/command.h"
+#include "sim/commands/output_file.h"
+#include "sim/report/trace_report.h"
+#include "trace/trace_json.h"
+
+namespace bnsim {
+
+void add_trace_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand("trace", "generate the kernel's instruction trace and summarise it");
+    auto opts = std::make_shared<ConfigOptions>();
+    auto dump = std::make_shared<std::string>();
+    opts->add_to(*cmd);
+    cmd->add_option("--dump", *dump, "write every instruction with its regions and dependencies as JSON lines");
+    cmd->callback([opts, dump]() {
+        RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
+        GeneratedKernel k = cfg.generate();
+        if (!dump->empty())
+            write_file_atomically(*dump, [&](std::ostream& o) { write_trace_jsonl(k.trace, o); });
+        auto report = trace_report_json(cfg, k);
+        if (opts->json)
+            std::cout << report.dump(2) << "\n";
+        else
+            print_trace_report(report, std::cout);
+    });
+}
+
+}  // namespace bnsim

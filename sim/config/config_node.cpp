@@ -1,0 +1,197 @@
+#include "sim/config/config_node.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace bnsim {
+
+ConfigNode::ConfigNode(YAML::Node node, std::string path, std::shared_ptr<const ConfigSource> src)
+    : node_(std::move(node)), path_(std::move(path)), src_(std::move(src)),
+      read_(std::make_shared<std::set<std::string>>()) {
+    if (!node_.IsMap()) {
+        std::ostringstream m;
+        m << (path_.empty() ? "top level" : "'" + path_ + "'") << ": expected a mapping of keys, got "
+          << show(node_);
+        throw ConfigError(where(node_, path_) + m.str());
+    }
+}
+
+std::string ConfigNode::where(const YAML::Node& n, const std::string& key) const {
+    std::ostringstream w;
+    if (src_->overridden.count(key)) return "--set " + key + ": ";
+    w << src_->file;
+    if (n.IsDefined() && !n.Mark().is_null()) w << ":" << n.Mark().line + 1 << ":" << n.Mark().column + 1;
+    else if (!node_.Mark().is_null()) w << ":" << node_.Mark().line + 1;
+    w << ": ";
+    return w.str();
+}
+
+std::string ConfigNode::show(const YAML::Node& n) {
+    if (!n.IsDefined() || n.IsNull()) return "nothing";
+    if (n.IsScalar()) return "'" + n.Scalar() + "'";
+    if (n.IsSequence()) return "a list";
+    return "a mapping";
+}
+
+void ConfigNode::fail(const std::string& key, const std::string& expected) const {
+    YAML::Node n = node_[key];
+    fail_at(n, key, "expected " + expected + ", got " + show(n));
+}
+
+void ConfigNode::fail_at(const YAML::Node& n, const std::string& key, const std::string& message) const {
+    const std::string kp = key_path(key);
+    throw ConfigError(where(n, kp) + "key '" + kp + "': " + message);
+}
+
+bool ConfigNode::has(const std::string& key) const { return node_[key].IsDefined() && !node_[key].IsNull(); }
+
+YAML::Node ConfigNode::get(const std::string& key) const {
+    read_->insert(key);
+    return node_[key];
+}
+
+YAML::Node ConfigNode::raw(const std::string& key) { return get(key); }
+
+ConfigNode ConfigNode::child(const std::string& key) {
+    YAML::Node n = get(key);
+    if (!n.IsDefined()) fail_at(n, key, "missing (a mapping is required)");
+    if (!n.IsMap()) fail(key, "a mapping");
+    return ConfigNode(n, key_path(key), src_);
+}
+
+std::optional<ConfigNode> ConfigNode::optional_child(const std::string& key) {
+    if (!has(key)) {
+        read_->insert(key);
+        return std::nullopt;
+    }
+    return child(key);
+}
+
+int64_t ConfigNode::integer(const std::string& key, int64_t lo, int64_t hi) {
+    YAML::Node n = get(key);
+    if (!n.IsDefined() || n.IsNull()) fail_at(n, key, "missing (an integer is required)");
+    std::string range = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    if (!n.IsScalar()) fail(key, range);
+    int64_t v = 0;
+    if (!YAML::convert<int64_t>::decode(n, v)) fail(key, range);
+    if (v < lo || v > hi) fail(key, range);
+    return v;
+}
+
+int64_t ConfigNode::integer(const std::string& key, int64_t lo, int64_t hi, int64_t dflt) {
+    if (!has(key)) return (read_->insert(key), dflt);
+    return integer(key, lo, hi);
+}
+
+static std::string fmt_range(double lo, double hi) {
+    std::ostringstream s;
+    s << "a number in [" << lo << ", " << hi << "]";
+    return s.str();
+}
+
+double ConfigNode::real(const std::string& key, double lo, double hi) {
+    YAML::Node n = get(key);
+    if (!n.IsDefined() || n.IsNull()) fail_at(n, key, "missing (a number is required)");
+    if (!n.IsScalar()) fail(key, fmt_range(lo, hi));
+    double v = 0;
+    if (!YAML::convert<double>::decode(n, v) || !std::isfinite(v)) fail(key, fmt_range(lo, hi));
+    if (v < lo || v > hi) fail(key, fmt_range(lo, hi));
+    return v;
+}
+
+double ConfigNode::real(const std::string& key, double lo, double hi, double dflt) {
+    if (!has(key)) return (read_->insert(key), dflt);
+    return real(key, lo, hi);
+}
+
+bool ConfigNode::boolean(const std::string& key) {
+    YAML::Node n = get(key);
+    if (!n.IsDefined() || n.IsNull()) fail_at(n, key, "missing (true or false is required)");
+    bool v = false;
+    if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v)) fail(key, "true or false");
+    return v;
+}
+
+bool ConfigNode::boolean(const std::string& key, bool dflt) {
+    if (!has(key)) return (read_->insert(key), dflt);
+    return boolean(key);
+}
+
+std::string ConfigNode::text(const std::string& key) {
+    YAML::Node n = get(key);
+    if (!n.IsDefined() || n.IsNull()) fail_at(n, key, "missing (a string is required)");
+    if (!n.IsScalar()) fail(key, "a string");
+    return n.Scalar();
+}
+
+std::string ConfigNode::text(const std::string& key, const std::string& dflt) {
+    if (!has(key)) return (read_->insert(key), dflt);
+    return text(key);
+}
+
+std::string ConfigNode::choice(const std::string& key, const std::vector<std::string>& allowed) {
+    std::string v = text(key);
+    for (const auto& a : allowed)
+        if (a == v) return v;
+    std::string list;
+    for (size_t i = 0; i < allowed.size(); ++i) list += (i ? " | " : "") + allowed[i];
+    fail(key, "one of " + list);
+}
+
+std::string ConfigNode::choice(const std::string& key, const std::vector<std::string>& allowed,
+                               const std::string& dflt) {
+    if (!has(key)) return (read_->insert(key), dflt);
+    return choice(key, allowed);
+}
+
+double ConfigNode::sourced(const std::string& key, double lo, double hi) {
+    YAML::Node n = node_[key];
+    if (!n.IsMap()) return real(key, lo, hi);
+    ConfigNode c = child(key);
+    double v = c.real("value", lo, hi);
+    const bool est = c.boolean("estimate", false);
+    const std::string source = c.text("source", "");
+    c.text("note", "");
+    if (source.empty() && !est)
+        c.fail_at(n, "source", "missing: a hardware number needs a source or 'estimate: true'");
+    c.finish();
+    return v;
+}
+
+void ConfigNode::finish() const {
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+        const std::string k = it->first.as<std::string>();
+        if (!read_->count(k)) fail_at(it->first, k, "unknown key");
+    }
+}
+
+void apply_override(YAML::Node root, const std::string& dotted, const std::string& value, const std::string& origin) {
+    std::vector<std::string> parts;
+    std::stringstream ss(dotted);
+    for (std::string p; std::getline(ss, p, '.');) {
+        if (p.empty()) throw ConfigError(origin + ": empty key segment in '" + dotted + "'");
+        parts.push_back(p);
+    }
+    if (parts.empty()) throw ConfigError(origin + ": expected --set key=value");
+    YAML::Node parsed;
+    try {
+        parsed = YAML::Load(value);
+    } catch (const YAML::Exception& e) {
+        throw ConfigError(origin + ": value '" + value + "' is not valid YAML: " + e.msg);
+    }
+    // yaml-cpp nodes are handles: walk by reassigning a handle to each child.
+    std::vector<YAML::Node> chain{root};
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+        YAML::Node next = chain.back()[parts[i]];
+        if (next.IsDefined() && !next.IsMap() && !next.IsNull())
+            throw ConfigError(origin + ": '" + parts[i] + "' is not a mapping, cannot set '" + dotted + "'");
+        if (!next.IsDefined() || next.IsNull()) {
+            chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
+            next = chain.back()[parts[i]];
+        }
+        chain.push_back(next);
+    }
+    chain.back()[parts.back()] = parsed;
+}
+
+}  // namespace bnsim

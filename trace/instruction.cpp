@@ -1,0 +1,103 @@
+#include "trace/instruction.h"
+
+namespace bnsim {
+
+const char* opcode_name(Opcode op) {
+    switch (op) {
+    case Opcode::DmaCopy: return "dma_copy";
+    case Opcode::Activation: return "activation";
+    case Opcode::TensorTensor: return "tensor_tensor";
+    case Opcode::TensorScalar: return "tensor_scalar";
+    case Opcode::ScalarTensorTensor: return "scalar_tensor_tensor";
+    case Opcode::TensorReduce: return "tensor_reduce";
+    case Opcode::TensorCopy: return "tensor_copy";
+    case Opcode::NcStreamShuffle: return "nc_stream_shuffle";
+    case Opcode::SendRecv: return "sendrecv";
+    }
+    return "?";
+}
+
+std::optional<Opcode> opcode_from_name(const std::string& s) {
+    for (int i = 0; i < kNumOpcodes; ++i)
+        if (s == opcode_name(Opcode(i))) return Opcode(i);
+    return std::nullopt;
+}
+
+const char* alu_name(AluOp op) {
+    switch (op) {
+    case AluOp::bypass: return "bypass";
+    case AluOp::add: return "add";
+    case AluOp::subtract: return "subtract";
+    case AluOp::rsubtract: return "rsubtract";
+    case AluOp::mult: return "mult";
+    case AluOp::max: return "max";
+    case AluOp::is_gt: return "is_gt";
+    }
+    return "?";
+}
+
+const char* act_func_name(ActFunc f) {
+    switch (f) {
+    case ActFunc::copy: return "copy";
+    case ActFunc::rsqrt: return "rsqrt";
+    case ActFunc::exp: return "exp";
+    case ActFunc::sigmoid: return "sigmoid";
+    case ActFunc::relu: return "relu";
+    }
+    return "?";
+}
+
+std::optional<ActFunc> act_func_from_name(const std::string& s) {
+    for (ActFunc f : {ActFunc::copy, ActFunc::rsqrt, ActFunc::exp, ActFunc::sigmoid, ActFunc::relu})
+        if (s == act_func_name(f)) return f;
+    return std::nullopt;
+}
+
+const char* dge_name(DgeMode m) {
+    switch (m) {
+    case DgeMode::hardware: return "hardware";
+    case DgeMode::software: return "software";
+    case DgeMode::gpsimd: return "gpsimd";
+    }
+    return "?";
+}
+
+Region acc_reg_region(uint8_t core, uint32_t partitions) {
+    Region r;
+    r.space = Space::AccReg;
+    r.core = core;
+    r.row_lo = 0;
+    r.row_hi = partitions;
+    r.byte_lo = 0;
+    r.byte_hi = 4;
+    return r;
+}
+
+std::vector<Region> Instruction::reads() const {
+    std::vector<Region> out;
+    out.reserve(srcs.size() + 3);
+    for (const auto& s : srcs) out.push_back(s.region);
+    for (const auto& sc : scalar)
+        if (sc.column) out.push_back(sc.column->region);
+    if (accumulate == Accumulate::accumulate || (acc_readout && accumulate == Accumulate::none))
+        out.push_back(acc_reg_region(core, 128));
+    return out;
+}
+
+std::vector<Region> Instruction::writes() const {
+    std::vector<Region> out;
+    out.reserve(dsts.size() + 1);
+    for (const auto& d : dsts) out.push_back(d.region);
+    if (accumulate != Accumulate::none) out.push_back(acc_reg_region(core, 128));
+    return out;
+}
+
+DType Instruction::cost_dtype() const {
+    for (const auto& s : srcs)
+        if (s.dtype != DType::bf16) return DType::fp32;
+    for (const auto& d : dsts)
+        if (d.dtype != DType::bf16) return DType::fp32;
+    return DType::bf16;
+}
+
+}  // namespace bnsim

@@ -1,0 +1,73 @@
+#pragma once
+// A kernel's instruction trace: HBM tensors, and instructions in program order for every core.
+// Kernels append instructions; derive_dependencies() then adds the RAW/WAR/WAW edges.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/instruction.h"
+
+namespace bnsim {
+
+// An HBM tensor viewed as [rows, row_bytes], at a byte address in the HBM space.
+struct HbmTensor {
+    uint32_t id = 0;
+    std::string name;
+    DType dtype = DType::fp32;
+    std::vector<int64_t> shape;  // logical shape, for reports and numerics
+    uint64_t rows = 0;
+    uint64_t row_bytes = 0;
+    uint64_t base_addr = 0;
+    int owner_core = -1;  // -1: shared by the cores; else a core-private staging buffer
+    bool is_input = false;
+    bool is_output = false;
+
+    uint64_t bytes() const { return rows * row_bytes; }
+};
+
+class Trace {
+public:
+    std::string kernel;
+    int num_cores = 1;
+
+    // Registers an HBM tensor; addresses are assigned contiguously, aligned to `align` bytes.
+    uint32_t add_tensor(HbmTensor t, uint64_t align = 4096);
+    const std::vector<HbmTensor>& tensors() const { return tensors_; }
+    const HbmTensor& tensor(uint32_t id) const { return tensors_.at(id); }
+    const HbmTensor* find_tensor(const std::string& name, int owner_core = -1) const;
+
+    // Appends in program order; sets the id. Returns a reference valid until the next append.
+    Instruction& append(Instruction ins);
+    const std::vector<Instruction>& instructions() const { return instrs_; }
+    std::vector<Instruction>& instructions() { return instrs_; }
+    size_t size() const { return instrs_.size(); }
+
+    // Region of a whole HBM tensor, or of rows [r0, r1) and bytes [b0, b1) of it.
+    Region hbm(uint32_t tensor, uint64_t r0, uint64_t r1, uint64_t b0, uint64_t b1) const;
+
+private:
+    std::vector<HbmTensor> tensors_;
+    std::vector<Instruction> instrs_;
+    uint64_t next_addr_ = 0;
+};
+
+// Derives read-after-write, write-after-read and write-after-write edges from overlapping
+// regions, per core, in program order (each core's program is compiled on its own, as NKI
+// does for an SPMD kernel; cores synchronise only through collectives such as sendrecv).
+// Replaces any existing deps.
+void derive_dependencies(Trace& trace);
+
+// Summary counts used by reports and tests.
+struct TraceStats {
+    uint64_t total = 0;
+    uint64_t by_engine[kNumEngines] = {};
+    uint64_t by_opcode[kNumOpcodes] = {};
+    uint64_t dma = 0;
+    uint64_t dma_by_dge[3] = {};
+    uint64_t hbm_read_bytes = 0;
+    uint64_t hbm_write_bytes = 0;
+    uint64_t dependency_edges = 0;
+};
+TraceStats compute_stats(const Trace& trace);
+
+}  // namespace bnsim

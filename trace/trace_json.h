@@ -1,0 +1,16 @@
+#pragma once
+// JSON forms of trace records: one object per instruction (the --dump format, JSON lines).
+#include <iosfwd>
+
+#include <nlohmann/json.hpp>
+
+#include "trace/trace.h"
+
+namespace bnsim {
+
+nlohmann::ordered_json region_json(const Trace& trace, const Region& r);
+nlohmann::ordered_json instruction_json(const Trace& trace, const Instruction& ins);
+// Writes a header line describing the tensors, then one line per instruction.
+void write_trace_jsonl(const Trace& trace, std::ostream& out);
+
+}  // namespace bnsim
