@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
     CLI::App app{"bnsim: cycle-approximate Trainium2 NeuronCore simulator for NKI kernels"};
     app.require_subcommand(1);
     bnsim::add_trace_command(app);
+    bnsim::add_run_command(app);
+    bnsim::add_validate_command(app);
+    bnsim::add_calibrate_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -15,6 +15,9 @@ struct ConfigOptions {
     void add_to(CLI::App& cmd);
 };
 
-void add_trace_command(CLI::App& app);
+void add_trace_command(CLI::App& app);      // trace_command.cpp
+void add_run_command(CLI::App& app);        // run_command.cpp (timing)
+void add_validate_command(CLI::App& app);   // validate_command.cpp (numerics)
+void add_calibrate_command(CLI::App& app);  // calibrate_command.cpp (calibration microbenchmarks)
 
 }  // namespace bnsim
