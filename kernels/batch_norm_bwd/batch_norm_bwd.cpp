@@ -40,9 +40,10 @@ struct Layout {
     uint64_t live1 = 0, live2 = 0;
 };
 
-// Scratch column roles (12 columns of A(4) bytes are reserved by the kernel's budget).
-constexpr int kScratchDbetaBands = 0;  // 0..3
-constexpr int kScratchYxBands = 4;     // 4..7
+// Scratch column roles (12 columns of A(4) bytes are reserved by the kernel's budget). A band
+// group packs up to 4 fp32 band sums 4 bytes apart inside slots [g, g+4).
+constexpr int kScratchDbetaBands = 0;  // slots 0..3
+constexpr int kScratchYxBands = 4;     // slots 4..7
 constexpr int kScratchYxPerBand = 8;
 constexpr int kScratchRecv = 9;
 constexpr int kScratchProduct = 10;
@@ -374,16 +375,17 @@ private:
             shuffle(L, col(core, base_addr, ct, c),
                     sb(core, r * c, (r + 1) * c, base_addr + uint64_t(ct) * 4, 4, DType::fp32), tag);
     }
-    // Sums the bands of a column [rep*c] into [0, c): each band shuffled down into a scratch
-    // column, then one tensor_reduce over those columns.
-    void gather_bands(const Layout& L, uint64_t col_addr, int scratch0, const Operand& out, Tag tag) {
+    // Sums the bands of a column [rep*c] into [0, c): each band shuffled down into its own
+    // fp32 element of a scratch group (packed 4 bytes apart, so the group is one contiguous
+    // [c, rep] operand), then one tensor_reduce over the group.
+    void gather_bands(const Layout& L, uint64_t col_addr, int group_slot, const Operand& out, Tag tag) {
         const uint32_t c = out.region.rows();
         const uint8_t core = uint8_t(L.shard.core);
+        const uint64_t group = L.scratch + uint64_t(group_slot) * align_up(4, t_.sbuf_align);
         for (int r = 0; r < L.shard.rep; ++r)
-            shuffle(L, sb(core, r * c, (r + 1) * c, col_addr, 4, DType::fp32), scratch(L, scratch0 + r, 0, c), tag);
-        Operand bands = sb(core, 0, c, L.scratch + uint64_t(scratch0) * align_up(4, t_.sbuf_align),
-                           uint64_t(L.shard.rep) * align_up(4, t_.sbuf_align), DType::fp32);
-        tensor_reduce(L, bands, out, tag);
+            shuffle(L, sb(core, r * c, (r + 1) * c, col_addr, 4, DType::fp32),
+                    sb(core, 0, c, group + uint64_t(r) * 4, 4, DType::fp32), tag);
+        tensor_reduce(L, sb(core, 0, c, group, uint64_t(L.shard.rep) * 4, DType::fp32), out, tag);
     }
 
     static Tag tag(int phase, const char* what, int ct = -1, int unit = -1, int slot = -1) {
