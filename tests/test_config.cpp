@@ -1,1 +1,131 @@
+// Run-config loading: presets, --set overrides, and errors that name file, line and key.
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include <yaml-cpp/yaml.h>
+
+#include "sim/config/config_error.h"
+#include "sim/config/run_config.h"
+
+using namespace bnsim;
+
+namespace {
+
+std::string write_config(const std::string& name, const std::string& body) {
+    auto dir = std::filesystem::temp_directory_path() / "bnsim_test_config";
+    std::filesystem::create_directories(dir);
+    auto path = (dir / name).string();
+    std::ofstream(path) << body;
+    return path;
+}
+
+const std::string kHw = std::string(BNSIM_SOURCE_DIR) + "/configs/hw/trn2.yaml";
+
+std::string seed(const std::string& extra = "") {
+    return "hardware: " + kHw + "\nkernel: batch_norm_bwd\nshape: {B: 64, C: 64, D: 1, H: 64, W: 64}\n" + extra;
+}
+
+std::string error_of(const std::string& path, const Overrides& o = {}) {
+    try {
+        load_run_config(path, o);
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("the default config loads with the trn2 preset") {
+    RunConfig c = load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml");
+    CHECK(c.kernel == "batch_norm_bwd");
+    CHECK(c.hw.name == "trn2");
+    CHECK(c.hw.sbuf.usable_bytes_per_partition == 212992);
+    CHECK(c.hw.dma.engines_per_core == 16);
+    CHECK(c.batch_norm_bwd->shape.elements() == 64ll * 64 * 4096);
+    CHECK(!c.batch_norm_bwd->memory);
+}
+
+TEST_CASE("set overrides apply to run and hardware keys") {
+    auto path = write_config("ok.yaml", seed());
+    RunConfig c = load_run_config(path, parse_overrides({"shape.C=200", "hardware.sbuf.usable_bytes_per_partition=196608",
+                                                         "memory={f_tile: 2048, interleave: 4}", "lnc=2"}));
+    CHECK(c.batch_norm_bwd->shape.C == 200);
+    CHECK(c.hw.sbuf.usable_bytes_per_partition == 196608);
+    CHECK(c.batch_norm_bwd->memory->f_tile == 2048);
+    CHECK(c.batch_norm_bwd->memory->direct_x_residency);
+    CHECK(c.lnc == 2);
+}
+
+TEST_CASE("an unknown key names the file, line and key") {
+    auto path = write_config("typo.yaml", seed("fuse_rleu: true\n"));
+    auto e = error_of(path);
+    CHECK(e.find(path + ":4:") != std::string::npos);
+    CHECK(e.find("key 'fuse_rleu': unknown key") != std::string::npos);
+}
+
+TEST_CASE("a wrong type or out-of-range value names the key and what was expected") {
+    auto e = error_of(write_config("type.yaml", seed("dtype: float16\n")));
+    CHECK(e.find(":4:") != std::string::npos);
+    CHECK(e.find("key 'dtype': expected one of bfloat16 | float32, got 'float16'") != std::string::npos);
+
+    e = error_of(write_config("range.yaml", seed("lnc: 3\n")));
+    CHECK(e.find("key 'lnc': expected an integer in [1, 2], got '3'") != std::string::npos);
+
+    e = error_of(write_config("nested.yaml", seed("memory: {f_tile: 2048, interleave: 9}\n")));
+    CHECK(e.find("key 'memory.interleave': expected an integer in [1, 8]") != std::string::npos);
+
+    e = error_of(write_config("shape.yaml", seed()), parse_overrides({"shape.C=abc"}));
+    CHECK(e.find("--set shape.C") != std::string::npos);
+    CHECK(e.find("expected an integer") != std::string::npos);
+}
+
+TEST_CASE("hardware errors name the preset file and the hardware key") {
+    auto e = error_of(write_config("hw.yaml", seed()), parse_overrides({"hardware.dma.engines_per_core=0"}));
+    CHECK(e.find("--set hardware.dma.engines_per_core") != std::string::npos);
+
+    auto bad_hw = write_config("bad_hw.yaml", "name: x\nsbuf: {partitions: {value: 128}}\n");
+    e = error_of(write_config("uses_bad_hw.yaml", "hardware: " + bad_hw +
+                                                      "\nkernel: batch_norm_bwd\nshape: {B: 1, C: 1, H: 1, W: 1}\n"));
+    CHECK(e.find(bad_hw + ":2") != std::string::npos);
+    CHECK(e.find("needs a source or 'estimate: true'") != std::string::npos);
+}
+
+TEST_CASE("missing files, YAML syntax errors and bad --set syntax are clear errors") {
+    CHECK(error_of("/nonexistent/run.yaml").find("/nonexistent/run.yaml: cannot open file") != std::string::npos);
+    auto e = error_of(write_config("syntax.yaml", "kernel: [batch_norm_bwd\n"));
+    CHECK(e.find("YAML syntax error") != std::string::npos);
+    CHECK_THROWS_AS(parse_overrides({"shape.C"}), ConfigError);
+    e = error_of(write_config("preset.yaml", "hardware: nosuchpreset\nkernel: batch_norm_bwd\n"));
+    CHECK(e.find("preset 'nosuchpreset' could not be loaded") != std::string::npos);
+}
+
+TEST_CASE("every number in the trn2 preset carries a source or says it is an estimate") {
+    YAML::Node hw = YAML::LoadFile(kHw);
+    int numbers = 0;
+    std::function<void(const YAML::Node&, const std::string&)> walk = [&](const YAML::Node& n, const std::string& path) {
+        if (n.IsMap() && n["value"]) {
+            ++numbers;
+            INFO(path);
+            CHECK((n["source"] || (n["estimate"] && n["estimate"].as<bool>())));
+            return;
+        }
+        if (n.IsMap())
+            for (auto it = n.begin(); it != n.end(); ++it) walk(it->second, path + "." + it->first.as<std::string>());
+        else if (n.IsSequence() && path.find("costs") != std::string::npos)
+            for (size_t i = 0; i < n.size(); ++i) {
+                INFO(path << "[" << i << "]");
+                CHECK(n[i]["source"]);
+            }
+        else if (n.IsScalar() && path != ".name") {
+            double d;
+            INFO(path);
+            CHECK_FALSE(YAML::convert<double>::decode(n, d));  // no bare numbers in the preset
+        }
+    };
+    walk(hw, "");
+    CHECK(numbers > 30);
+}
