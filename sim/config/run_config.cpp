@@ -1,5 +1,6 @@
 #include "sim/config/run_config.h"
 
+#include <filesystem>
 #include <fstream>
 
 #include "sim/config/config_node.h"
@@ -29,6 +30,8 @@ Overrides parse_overrides(const std::vector<std::string>& args) {
 }
 
 static YAML::Node load_yaml(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected a YAML file");
     std::ifstream f(path);
     if (!f) throw ConfigError(path + ": cannot open file");
     try {
