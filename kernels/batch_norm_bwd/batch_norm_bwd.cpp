@@ -120,13 +120,13 @@ private:
         for (const auto& cs : sh_.cores) {
             HbmTensor t;
             t.name = "direct_x";
-            t.dtype = kComputeDType;
+            t.dtype = p_.compute_dtype;
             t.owner_core = cs.core;
             int64_t owned_c = 0;
             for (int ct = cs.ct_lo; ct < cs.ct_hi; ++ct) owned_c += ctile_size(S(), ct);
             t.shape = {cs.owned_batch(), owned_c, S().spatial()};
             t.rows = uint64_t(std::max<int64_t>(cs.owned_batch() * owned_c, 1));
-            t.row_bytes = uint64_t(S().spatial()) * dtype_size(kComputeDType);
+            t.row_bytes = uint64_t(S().spatial()) * dtype_size(p_.compute_dtype);
             t_direct_x_.push_back(T().add_tensor(t));
         }
     }
@@ -147,12 +147,13 @@ private:
         in.dsize = dsize_;
         in.fuse_relu = p_.fuse_relu;
         in.recompute = p_.recomputes_mask();
+        in.compute_dsize = dtype_size(p_.compute_dtype);
         L.plan = p_.memory ? check_memory_config(in, *p_.memory) : search_memory_config(in);
         const int il = L.plan.interleave;
         const int64_t f = L.plan.fp.f_tile;
         const uint64_t colw = uint64_t(sh_.n_c_tiles) * 4;
         const uint64_t tile_bytes = uint64_t(f) * dsize_;
-        const uint64_t bf16_tile = uint64_t(f) * dtype_size(kComputeDType);
+        const uint64_t bf16_tile = uint64_t(f) * dtype_size(p_.compute_dtype);
 
         SbufAllocator a(L.plan.budget, t_.sbuf_align);
         a.open_scope();  // outer
@@ -272,10 +273,11 @@ private:
         const int64_t lb = u.b_base - L.shard.b_lo;
         const uint64_t r0 = uint64_t(lb * owned_c + c_off);
         const uint64_t r1 = uint64_t((lb + L.shard.rep - 1) * owned_c + c_off + c_size(u.ct));
-        const uint64_t b0 = uint64_t(u.sp * L.plan.fp.f_tile) * 2;
+        const int cs = dtype_size(p_.compute_dtype);
+        const uint64_t b0 = uint64_t(u.sp * L.plan.fp.f_tile) * cs;
         Operand o;
-        o.region = T().hbm(t_direct_x_[L.shard.core], r0, r1, b0, b0 + uint64_t(sp_size(L, u)) * 2);
-        o.dtype = kComputeDType;
+        o.region = T().hbm(t_direct_x_[L.shard.core], r0, r1, b0, b0 + uint64_t(sp_size(L, u)) * cs);
+        o.dtype = p_.compute_dtype;
         return o;
     }
     Operand hbm_col(uint32_t tensor, int ct) {
@@ -442,16 +444,16 @@ private:
         const Operand dy = tile(L, u, L.dy[size_t(s)], p_.dtype);
         const Operand x = tile(L, u, L.x1[size_t(s)], p_.dtype);
         const Operand dxs = col(core, L.dxs, u.ct, P);
-        const Operand direct_x = tile(L, u, L.direct_x[size_t(s)], kComputeDType);
+        const Operand direct_x = tile(L, u, L.direct_x[size_t(s)], p_.compute_dtype);
         dma(L, hbm_tile(L, u, t_dy_), dy, DgeMode::hardware, kQueueDy, tg("load dy"));
         dma(L, hbm_tile(L, u, t_x_), x, DgeMode::hardware, kQueueX, tg("load x"));
         if (p_.uses_mask()) {
-            const Operand mask = tile(L, u, L.relu[size_t(s)], kComputeDType);
+            const Operand mask = tile(L, u, L.relu[size_t(s)], p_.compute_dtype);
             // Casting uint8 -> bf16 cannot use the hardware DGE: software DGE on GpSimd.
             dma(L, hbm_tile(L, u, t_mask_), mask, DgeMode::software, kQueueMask, tg("load mask"));
             tensor_tensor(L, AluOp::mult, dy, mask, dy, tg("dy*mask"));
         } else if (p_.recomputes_mask()) {
-            const Operand post_bn = tile(L, u, L.relu[size_t(s)], kComputeDType);
+            const Operand post_bn = tile(L, u, L.relu[size_t(s)], p_.compute_dtype);
             activation(L, ActFunc::copy, x, post_bn, colarg(dxs), colarg(col(core, L.true_beta, u.ct, P)),
                        tg("recompute post_bn"));
             scalar_tensor_tensor(L, post_bn, AluOp::is_gt, imm(0.0f), AluOp::mult, dy, dy, tg("dy*(post_bn>0)"));
@@ -464,7 +466,8 @@ private:
             acc.acc_readout = true;
             acc.dsts.push_back(col(core, L.dbeta, u.ct, P));
         }
-        const Operand dyx = sb(core, 0, P, L.dyx, uint64_t(sp_size(L, u)) * 4, DType::fp32);
+        // The product tile is allocated fp32-wide; a what-if bf16 product uses its first half.
+        const Operand dyx = sb(core, 0, P, L.dyx, uint64_t(sp_size(L, u)) * dtype_size(p_.dyx_dtype), p_.dyx_dtype);
         tensor_tensor(L, AluOp::mult, dy, x, dyx, tg("dy*x"));
         activation(L, ActFunc::copy, dy, direct_x, colarg(dxs), imm(0.0f), tg("direct_x"));
         tensor_reduce(L, dyx, sb(core, 0, P, L.partials + uint64_t(u.tile) * 4, 4, DType::fp32), tg("yx partial"));
@@ -542,8 +545,8 @@ private:
         const uint32_t P = parts(L, u.ct);
         auto tg = [&](const char* what) { return tag(2, what, u.ct, u.walk, s); };
         const Operand x = tile(L, u, L.x2[size_t(s)], p_.dtype);
-        const Operand direct_x = tile(L, u, L.direct_x[size_t(s)], kComputeDType);
-        const Operand var_x = tile(L, u, L.var_x, kComputeDType);
+        const Operand direct_x = tile(L, u, L.direct_x[size_t(s)], p_.compute_dtype);
+        const Operand var_x = tile(L, u, L.var_x, p_.compute_dtype);
         const Operand dx = tile(L, u, L.dx[size_t(s)], p_.dtype);
         dma(L, hbm_tile(L, u, t_x_), x, DgeMode::hardware, kQueueX, tg("load x"));
         if (!resident)

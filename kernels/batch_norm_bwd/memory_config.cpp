@@ -20,11 +20,11 @@ Footprint footprint(const BudgetInputs& in, int64_t f_tile) {
     const uint64_t fixed = cols(6) + cols(3) + 12 * A4;
     f.fixed1 = fixed + A(uint64_t(f.n_partials) * 4) + A(uint64_t(f_tile) * 4) +
                cols(1 + (in.recompute ? 2 : 0));
-    f.fixed2 = fixed + A(uint64_t(f_tile) * dtype_size(kComputeDType));
+    f.fixed2 = fixed + A(uint64_t(f_tile) * in.compute_dsize);
     f.slot1 = A(uint64_t(f_tile) * in.dsize) * 2 +
-              (in.fuse_relu ? A(uint64_t(f_tile) * dtype_size(kComputeDType)) : 0);
+              (in.fuse_relu ? A(uint64_t(f_tile) * in.compute_dsize) : 0);
     f.slot2 = A(uint64_t(f_tile) * in.dsize) * 2;
-    f.dxslot = A(uint64_t(f_tile) * dtype_size(kComputeDType));
+    f.dxslot = A(uint64_t(f_tile) * in.compute_dsize);
     return f;
 }
 

@@ -21,6 +21,7 @@ struct BudgetInputs {
     int dsize = 2;
     bool fuse_relu = false;
     bool recompute = false;
+    int compute_dsize = dtype_size(kComputeDType);  // bf16 intermediates (a numerics what-if may widen them)
 
     uint64_t budget() const { return usable_bytes > kSbufReserve ? usable_bytes - kSbufReserve : 0; }
 };

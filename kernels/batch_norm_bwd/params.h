@@ -27,6 +27,10 @@ struct Params {
     bool mask_supplied = false;  // relu_mask: supplied (only read when fuse_relu)
     double eps = 1e-5;
     std::optional<MemoryChoice> memory;  // nullopt: the kernel's search ("auto")
+    // Numerics what-ifs (defaults are the kernel's): dtype of the dy'*x_in product tile, and of
+    // the per-element intermediates (direct_x, var_x, loaded mask, rebuilt post_bn).
+    DType dyx_dtype = DType::fp32;
+    DType compute_dtype = DType::bf16;
 
     bool uses_mask() const { return fuse_relu && mask_supplied; }
     bool recomputes_mask() const { return fuse_relu && !mask_supplied; }
