@@ -1,6 +1,7 @@
 #include "sim/config/kernel_registry.h"
 
 #include "kernels/batch_norm_bwd/batch_norm_bwd.h"
+#include "sim/config/calibration_kernels.h"
 
 namespace bnsim {
 
@@ -38,6 +39,11 @@ static KernelBuilder parse_batch_norm_bwd(ConfigNode& top, RunConfig& cfg) {
 const std::vector<KernelEntry>& kernel_registry() {
     static const std::vector<KernelEntry> entries = {
         {"batch_norm_bwd", parse_batch_norm_bwd},
+        // Calibration microbenchmarks (kernels/calibration, configs/calibration).
+        {"dma_copy", parse_dma_copy},
+        {"activation", parse_activation},
+        {"vector_op", parse_vector_op},
+        {"vector_add", parse_vector_add},
     };
     return entries;
 }

@@ -1,0 +1,70 @@
+#pragma once
+// Parameters of the calibration microbenchmarks: the small kernels behind the public trn2
+// measurements (configs/calibration/measurements.yaml). A run config selects one with
+// `kernel: dma_copy | activation | vector_op | vector_add` and a section of the same name.
+#include <cstdint>
+
+#include "trace/dtype.h"
+#include "trace/instruction.h"
+
+namespace bnsim::cal {
+
+enum class Direction : uint8_t { hbm_to_sbuf, sbuf_to_hbm };
+const char* direction_name(Direction d);
+
+// `count` back-to-back copies of a [partitions, free] tile (M1: one copy; M6: a stream of
+// copies whose throughput is compared with the plateau). Copy k moves HBM rows
+// [k*partitions, (k+1)*partitions) of one tensor; on the SBUF side the copies rotate over as
+// many tile slots as fit, so only copies that reuse a slot are ordered by a dependency.
+struct DmaCopyParams {
+    uint32_t partitions = 4;
+    uint64_t free = 4096;  // elements per partition
+    DType dtype = DType::bf16;
+    Direction direction = Direction::hbm_to_sbuf;
+    uint32_t count = 1;
+    DgeMode dge = DgeMode::hardware;
+    uint16_t queue = 0;
+};
+
+// One activation on ACT over a [partitions, free] tile loaded by DMA; with `reduce` it also
+// accumulates into ACT's reduce registers (reset first) and, with `readout`, reads them out
+// into a [partitions, 1] fp32 column. The output (and the read-out column) is stored back.
+struct ActivationParams {
+    uint32_t partitions = 128;
+    uint64_t free = 1024;
+    DType dtype = DType::fp32;
+    ActFunc func = ActFunc::exp;
+    bool reduce = false;
+    bool readout = false;  // only with reduce
+};
+
+enum class VectorOp : uint8_t { tensor_copy, tensor_tensor, tensor_scalar, tensor_reduce };
+const char* vector_op_name(VectorOp op);
+
+// One Vector-engine (DVE) instruction over [partitions, free] input tiles loaded by DMA.
+// tensor_reduce reduces the free axis into a [partitions, 1] column.
+struct VectorOpParams {
+    VectorOp op = VectorOp::tensor_copy;
+    uint32_t partitions = 128;
+    uint64_t free = 1024;
+    DType dtype = DType::fp32;
+    AluOp alu = AluOp::add;  // unused by tensor_copy
+};
+
+// M4's vector add: two vectors of n elements viewed as [partitions, n/partitions], a loop over
+// [partitions, free] tiles: DMA a tile, DMA b tile, the add on Vector, DMA the result out. One
+// SBUF tile per tensor allocated inside the loop, so every iteration reuses the same addresses.
+// op tensor_scalar is the per-partition-scalar form: the add reads b through the scalar
+// operand path (column 0 of the b tile), same data movement, the cheaper DVE instruction.
+struct VectorAddParams {
+    uint64_t n = 25600;
+    uint32_t partitions = 128;
+    uint64_t free = 2;
+    DType dtype = DType::fp32;
+    Opcode op = Opcode::TensorTensor;  // TensorTensor | TensorScalar
+};
+
+// DMA queues of the calibration kernels (one per tensor stream, as batch_norm_bwd does).
+enum Queue : uint16_t { kQueueIn0 = 0, kQueueIn1 = 1, kQueueOut = 2, kQueueOut1 = 3 };
+
+}  // namespace bnsim::cal

@@ -1,0 +1,83 @@
+#include "sim/calibration/measurements.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "sim/calibration/metrics.h"
+#include "sim/config/config_node.h"
+
+namespace bnsim {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string>& calibration_metrics() {
+    static const std::vector<std::string> m = {"latency_ns",      "kernel_ns",  "instruction_ns",
+                                               "dma_transfer_ns", "dma_engine_transfer_ns",
+                                               "dma_efficiency",  "hw_parameter"};
+    return m;
+}
+
+MeasurementSet load_measurements(const std::string& path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected a YAML file");
+    std::ifstream f(path);
+    if (!f) throw ConfigError(path + ": cannot open file");
+    YAML::Node root;
+    try {
+        root = YAML::Load(f);
+    } catch (const YAML::Exception& e) {
+        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                          ": YAML syntax error: " + e.msg);
+    }
+    if (!root.IsDefined() || root.IsNull()) throw ConfigError(path + ": empty measurements file");
+    auto src = std::make_shared<ConfigSource>();
+    src->file = path;
+    ConfigNode top(root, "", src);
+    MeasurementSet set;
+    set.file = path;
+    set.tolerance_pct = top.real("tolerance_pct", 0.1, 1000, 15);
+    YAML::Node rows = top.raw("rows");
+    if (!rows.IsSequence() || rows.size() == 0) top.fail("rows", "a non-empty list of measurements");
+    top.finish();
+
+    const fs::path dir = fs::path(path).parent_path();
+    std::set<std::string> ids;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string where = "rows[" + std::to_string(i) + "]";
+        if (!rows[i].IsMap()) top.fail_at(rows[i], where, "expected a mapping (id, config, metric, measured, source, ...)");
+        ConfigNode r(rows[i], where, src);
+        Measurement m;
+        m.id = r.text("id");
+        if (!ids.insert(m.id).second) r.fail_at(r.node()["id"], "id", "duplicate id '" + m.id + "'");
+        auto config_path = [&](const std::string& key) {
+            const std::string rel = r.text(key);
+            const fs::path p = fs::path(rel).is_absolute() ? fs::path(rel) : dir / rel;
+            if (!fs::is_regular_file(p, ec))
+                r.fail_at(r.node()[key], key, "run config '" + p.string() + "' does not exist");
+            return p.string();
+        };
+        m.config = config_path("config");
+        if (r.has("baseline")) m.baseline = config_path("baseline");
+        else r.raw("baseline");
+        m.metric = r.choice("metric", calibration_metrics());
+        if (m.metric == "hw_parameter") {
+            m.parameter = r.choice("parameter", hw_parameter_names());
+            if (m.baseline) r.fail_at(r.node()["baseline"], "baseline", "an hw_parameter row takes no baseline");
+        } else if (r.has("parameter")) {
+            r.fail_at(r.node()["parameter"], "parameter", "only hw_parameter rows name a parameter");
+        } else {
+            r.raw("parameter");
+        }
+        m.measured = r.real("measured", 1e-12, 1e15);
+        m.source = r.text("source");
+        if (m.source.size() < 8) r.fail_at(r.node()["source"], "source", "expected the document and what the figure is");
+        m.third_party = r.boolean("third_party");
+        m.uncertainty = r.text("uncertainty");
+        r.finish();
+        set.rows.push_back(std::move(m));
+    }
+    return set;
+}
+
+}  // namespace bnsim

@@ -1,0 +1,36 @@
+#pragma once
+// configs/calibration/measurements.yaml: the public trn2 measurements as data, one row per
+// figure, each naming the run config that reproduces it, what is compared and where the figure
+// comes from.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bnsim {
+
+struct Measurement {
+    std::string id;
+    std::string config;                  // resolved path of the run config
+    std::optional<std::string> baseline;  // resolved path: its metric is subtracted
+    std::string metric;
+    std::string parameter;  // hw_parameter rows: dotted key of the hardware config
+    double measured = 0;
+    std::string source;
+    bool third_party = false;
+    std::string uncertainty;
+};
+
+struct MeasurementSet {
+    std::string file;
+    double tolerance_pct = 15;
+    std::vector<Measurement> rows;
+};
+
+// The metrics a row may compare (see measurements.yaml for their definitions).
+const std::vector<std::string>& calibration_metrics();
+
+// Parses and checks the file (unknown keys, duplicate ids, missing configs, missing sources are
+// ConfigErrors naming file, line and key). Config paths are relative to the file.
+MeasurementSet load_measurements(const std::string& path);
+
+}  // namespace bnsim
