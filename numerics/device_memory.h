@@ -1,0 +1,48 @@
+#pragma once
+// The bytes a kernel runs on: one SBUF image per core ([partitions x bytes per partition],
+// byte-addressed exactly as the allocator laid it out, so slot reuse and overwrites behave as on
+// hardware) and one byte array per HBM tensor of the trace ([rows x row_bytes]).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/trace.h"
+
+namespace bnsim::num {
+
+class DeviceMemory {
+public:
+    DeviceMemory(const Trace& trace, int partitions, uint64_t sbuf_bytes_per_partition);
+
+    // Pointer to row `i` (0-based inside the region) at the region's first byte. Checks bounds
+    // and throws std::out_of_range naming the region.
+    uint8_t* row(const Region& r, uint32_t i);
+    const uint8_t* row(const Region& r, uint32_t i) const;
+
+    std::vector<uint8_t>& hbm(uint32_t tensor) { return hbm_.at(tensor); }
+    const std::vector<uint8_t>& hbm(uint32_t tensor) const { return hbm_.at(tensor); }
+    const Trace& trace() const { return *trace_; }
+    uint64_t sbuf_bytes_per_partition() const { return sbuf_bpp_; }
+    int num_cores() const { return int(sbuf_.size()); }
+    uint64_t allocated_bytes() const;
+
+    // Bytes this memory would allocate for a trace (for the up-front memory check).
+    static uint64_t bytes_needed(const Trace& trace, int partitions, uint64_t sbuf_bytes_per_partition);
+
+private:
+    const Trace* trace_;
+    int partitions_;
+    uint64_t sbuf_bpp_;
+    std::vector<std::vector<uint8_t>> sbuf_;  // per core
+    std::vector<std::vector<uint8_t>> hbm_;   // per tensor id
+    [[noreturn]] void out_of_range(const Region& r, uint32_t i) const;
+};
+
+std::string describe_region(const Trace& trace, const Region& r);
+
+// Element conversion between memory bytes and fp32 (the engines' internal type).
+void load_elems(const uint8_t* src, DType dt, size_t n, float* out);
+// fp32 -> dtype: bf16 by round-to-nearest-even, u8 by rounding and saturating.
+void store_elems(const float* in, DType dt, size_t n, uint8_t* dst);
+
+}  // namespace bnsim::num

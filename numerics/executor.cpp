@@ -1,0 +1,252 @@
+#include "numerics/executor.h"
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "numerics/bf16.h"
+
+namespace bnsim::num {
+namespace {
+
+float alu(AluOp op, float a, float b) {
+    switch (op) {
+    case AluOp::bypass: return a;
+    case AluOp::add: return a + b;
+    case AluOp::subtract: return a - b;
+    case AluOp::rsubtract: return b - a;
+    case AluOp::mult: return a * b;
+    case AluOp::max: return a > b ? a : b;
+    case AluOp::is_gt: return a > b ? 1.0f : 0.0f;
+    }
+    return a;
+}
+
+float act(ActFunc f, float v) {
+    switch (f) {
+    case ActFunc::copy: return v;
+    case ActFunc::rsqrt: return 1.0f / std::sqrt(v);
+    case ActFunc::exp: return std::exp(v);
+    case ActFunc::sigmoid: return 1.0f / (1.0f + std::exp(-v));
+    case ActFunc::relu: return v > 0.0f ? v : 0.0f;
+    }
+    return v;
+}
+
+[[noreturn]] void shape_error(const Instruction& ins, const std::string& what) {
+    throw std::logic_error("numerics: instruction " + std::to_string(ins.id) + " (" + opcode_name(ins.opcode) +
+                           " '" + ins.tag.what + "'): " + what);
+}
+
+void check_same(const Instruction& ins, const Operand& a, const Operand& b, const char* what) {
+    if (a.region.rows() != b.region.rows() || a.elems_per_row() != b.elems_per_row())
+        shape_error(ins, std::string(what) + ": operand shapes differ ([" + std::to_string(a.region.rows()) + ", " +
+                             std::to_string(a.elems_per_row()) + "] vs [" + std::to_string(b.region.rows()) + ", " +
+                             std::to_string(b.elems_per_row()) + "])");
+}
+
+}  // namespace
+
+FunctionalExecutor::FunctionalExecutor(DeviceMemory& mem, ExecutorOptions opts) : mem_(mem), opts_(opts) {
+    acc_.assign(size_t(mem.num_cores()), std::vector<float>(128, 0.0f));
+}
+
+std::vector<float> FunctionalExecutor::read(const Operand& op) const {
+    const uint32_t rows = op.region.rows();
+    const size_t n = size_t(op.elems_per_row());
+    std::vector<float> out(size_t(rows) * n);
+    for (uint32_t i = 0; i < rows; ++i) load_elems(mem_.row(op.region, i), op.dtype, n, out.data() + size_t(i) * n);
+    return out;
+}
+
+std::vector<float> FunctionalExecutor::scalar(const ScalarArg& s, uint32_t rows, bool operand_path) const {
+    if (!s.column) return std::vector<float>(rows, s.imm);
+    std::vector<float> v = read(*s.column);
+    if (v.size() != rows)
+        throw std::logic_error("numerics: a per-partition scalar column has " + std::to_string(v.size()) +
+                               " rows for an operation on " + std::to_string(rows) + " partitions");
+    if (operand_path)
+        for (float& x : v) x = round_to_bits(x, opts_.scale_bias_operand_bits);
+    return v;
+}
+
+FunctionalExecutor::Write FunctionalExecutor::encode(const Operand& dst, const std::vector<float>& values) const {
+    Write w;
+    w.region = dst.region;
+    const size_t n = size_t(dst.elems_per_row());
+    const size_t bpr = size_t(dst.region.bytes_per_row());
+    if (values.size() != n * dst.region.rows()) throw std::logic_error("numerics: result size mismatch");
+    w.bytes.resize(bpr * dst.region.rows());
+    for (uint32_t i = 0; i < dst.region.rows(); ++i)
+        store_elems(values.data() + size_t(i) * n, dst.dtype, n, w.bytes.data() + size_t(i) * bpr);
+    return w;
+}
+
+FunctionalExecutor::Write FunctionalExecutor::copy_bytes(const Operand& dst, const Operand& src) const {
+    if (src.dtype != dst.dtype) return encode(dst, read(src));
+    Write w;
+    w.region = dst.region;
+    const size_t bpr = size_t(dst.region.bytes_per_row());
+    w.bytes.resize(bpr * dst.region.rows());
+    for (uint32_t i = 0; i < dst.region.rows(); ++i) std::memcpy(w.bytes.data() + i * bpr, mem_.row(src.region, i), bpr);
+    return w;
+}
+
+FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) const {
+    Pending p;
+    auto need = [&](size_t ns, size_t nd) {
+        if (ins.srcs.size() < ns || ins.dsts.size() < nd) shape_error(ins, "missing operands");
+    };
+    switch (ins.opcode) {
+    case Opcode::DmaCopy:
+    case Opcode::NcStreamShuffle:
+    case Opcode::TensorCopy: {
+        need(1, 1);
+        check_same(ins, ins.srcs[0], ins.dsts[0], "copy");
+        p.writes.push_back(copy_bytes(ins.dsts[0], ins.srcs[0]));
+        break;
+    }
+    case Opcode::SendRecv: {
+        // srcs = [own send column, the peer's send column]: the receive buffer gets the peer's.
+        need(2, 1);
+        check_same(ins, ins.srcs[1], ins.dsts[0], "sendrecv");
+        p.writes.push_back(copy_bytes(ins.dsts[0], ins.srcs[1]));
+        break;
+    }
+    case Opcode::Activation: {
+        need(1, 1);
+        const Operand& in = ins.srcs[0];
+        check_same(ins, in, ins.dsts[0], "activation");
+        const uint32_t rows = in.region.rows();
+        const size_t n = size_t(in.elems_per_row());
+        std::vector<float> v = read(in);
+        const std::vector<float> sc = scalar(ins.scalar[0], rows, true);
+        const std::vector<float> bi = scalar(ins.scalar[1], rows, true);
+        const bool acc = ins.accumulate != Accumulate::none;
+        const std::vector<float>& regs = acc_.at(ins.core);
+        if (acc) {
+            if (rows > regs.size()) shape_error(ins, "more partitions than reduce registers");
+            p.writes_acc = true;
+            p.acc.resize(rows);
+        }
+        for (uint32_t i = 0; i < rows; ++i) {
+            float* r = v.data() + size_t(i) * n;
+            const float s = sc[i], b = bi[i];
+            for (size_t j = 0; j < n; ++j) {
+                float t = r[j] * s;
+                t = t + b;
+                r[j] = act(ins.act_func, t);
+            }
+            if (acc) {
+                float a = ins.accumulate == Accumulate::accumulate ? regs[i] : 0.0f;
+                for (size_t j = 0; j < n; ++j) a += r[j];
+                p.acc[i] = a;
+            }
+        }
+        p.writes.push_back(encode(ins.dsts[0], v));
+        if (ins.acc_readout) {
+            if (ins.dsts.size() < 2) shape_error(ins, "acc_readout without a readout destination");
+            const Operand& ro = ins.dsts[1];
+            if (ro.elems_per_row() != 1 || ro.region.rows() > 128) shape_error(ins, "readout is not a [P, 1] column");
+            std::vector<float> vals(ro.region.rows());
+            for (uint32_t i = 0; i < ro.region.rows(); ++i) vals[i] = (acc && i < rows) ? p.acc[i] : regs[i];
+            p.writes.push_back(encode(ro, vals));
+        }
+        break;
+    }
+    case Opcode::TensorTensor: {
+        need(2, 1);
+        check_same(ins, ins.srcs[0], ins.dsts[0], "tensor_tensor in0");
+        check_same(ins, ins.srcs[1], ins.dsts[0], "tensor_tensor in1");
+        std::vector<float> a = read(ins.srcs[0]);
+        const std::vector<float> b = read(ins.srcs[1]);
+        const AluOp op = ins.alu[0];
+        for (size_t k = 0; k < a.size(); ++k) a[k] = alu(op, a[k], b[k]);
+        p.writes.push_back(encode(ins.dsts[0], a));
+        break;
+    }
+    case Opcode::TensorScalar: {
+        need(1, 1);
+        check_same(ins, ins.srcs[0], ins.dsts[0], "tensor_scalar");
+        const uint32_t rows = ins.srcs[0].region.rows();
+        const size_t n = size_t(ins.srcs[0].elems_per_row());
+        std::vector<float> a = read(ins.srcs[0]);
+        const std::vector<float> s0 = scalar(ins.scalar[0], rows, false);
+        const std::vector<float> s1 = scalar(ins.scalar[1], rows, false);
+        for (uint32_t i = 0; i < rows; ++i)
+            for (size_t j = 0; j < n; ++j) {
+                float& x = a[size_t(i) * n + j];
+                x = alu(ins.alu[1], alu(ins.alu[0], x, s0[i]), s1[i]);
+            }
+        p.writes.push_back(encode(ins.dsts[0], a));
+        break;
+    }
+    case Opcode::ScalarTensorTensor: {
+        need(2, 1);
+        check_same(ins, ins.srcs[0], ins.dsts[0], "scalar_tensor_tensor in0");
+        check_same(ins, ins.srcs[1], ins.dsts[0], "scalar_tensor_tensor in1");
+        const uint32_t rows = ins.srcs[0].region.rows();
+        const size_t n = size_t(ins.srcs[0].elems_per_row());
+        std::vector<float> a = read(ins.srcs[0]);
+        const std::vector<float> b = read(ins.srcs[1]);
+        const std::vector<float> s = scalar(ins.scalar[0], rows, false);
+        for (uint32_t i = 0; i < rows; ++i)
+            for (size_t j = 0; j < n; ++j) {
+                const size_t k = size_t(i) * n + j;
+                a[k] = alu(ins.alu[1], alu(ins.alu[0], a[k], s[i]), b[k]);
+            }
+        p.writes.push_back(encode(ins.dsts[0], a));
+        break;
+    }
+    case Opcode::TensorReduce: {
+        need(1, 1);
+        const Operand& in = ins.srcs[0];
+        const Operand& out = ins.dsts[0];
+        if (out.region.rows() != in.region.rows() || out.elems_per_row() != 1)
+            shape_error(ins, "tensor_reduce output is not a [P, 1] column of its input");
+        const uint32_t rows = in.region.rows();
+        const size_t n = size_t(in.elems_per_row());
+        const std::vector<float> a = read(in);
+        std::vector<float> r(rows);
+        for (uint32_t i = 0; i < rows; ++i) {
+            const float* x = a.data() + size_t(i) * n;
+            float s = 0.0f;
+            if (ins.alu[0] == AluOp::max) {
+                s = -INFINITY;
+                for (size_t j = 0; j < n; ++j) s = x[j] > s ? x[j] : s;
+            } else {
+                for (size_t j = 0; j < n; ++j) s += x[j];
+            }
+            r[i] = s;
+        }
+        p.writes.push_back(encode(out, r));
+        break;
+    }
+    }
+    return p;
+}
+
+void FunctionalExecutor::on_start(const Instruction& ins, double) {
+    ++started_;
+    pending_[ins.id] = compute(ins);
+}
+
+void FunctionalExecutor::on_finish(const Instruction& ins, double) {
+    auto it = pending_.find(ins.id);
+    if (it == pending_.end())
+        throw std::logic_error("numerics: instruction " + std::to_string(ins.id) + " finished without starting");
+    Pending& p = it->second;
+    for (const Write& w : p.writes) {
+        const size_t bpr = size_t(w.region.bytes_per_row());
+        for (uint32_t i = 0; i < w.region.rows(); ++i) std::memcpy(mem_.row(w.region, i), w.bytes.data() + i * bpr, bpr);
+    }
+    if (p.writes_acc) {
+        auto& regs = acc_.at(ins.core);
+        for (size_t i = 0; i < p.acc.size(); ++i) regs[i] = p.acc[i];
+    }
+    pending_.erase(it);
+    ++finished_;
+}
+
+}  // namespace bnsim::num

@@ -1,0 +1,215 @@
+#include "numerics/inputs.h"
+
+#include <cmath>
+#include <sys/stat.h>
+
+#include "numerics/bf16.h"
+#include "numerics/npy.h"
+
+namespace bnsim::num {
+namespace {
+
+uint64_t splitmix64(uint64_t& s) {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// xoshiro256** (public-domain algorithm by Blackman and Vigna), seeded through splitmix64.
+class Rng {
+public:
+    explicit Rng(uint64_t seed) {
+        for (auto& w : s_) w = splitmix64(seed);
+    }
+    uint64_t next() {
+        const uint64_t r = rotl(s_[1] * 5, 7) * 9;
+        const uint64_t t = s_[1] << 17;
+        s_[2] ^= s_[0];
+        s_[3] ^= s_[1];
+        s_[1] ^= s_[2];
+        s_[0] ^= s_[3];
+        s_[2] ^= t;
+        s_[3] = rotl(s_[3], 45);
+        return r;
+    }
+    double uniform() { return double(next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
+    double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+
+private:
+    uint64_t s_[4];
+    static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+};
+
+// Fills v from the distribution in independent chunks, each with its own stream derived from
+// (seed, salt, chunk), so the values do not depend on how the work is split.
+void fill(std::vector<float>& v, const Distribution& d, uint64_t seed, uint64_t salt) {
+    constexpr size_t kChunk = size_t(1) << 16;
+    for (size_t c0 = 0, chunk = 0; c0 < v.size(); c0 += kChunk, ++chunk) {
+        uint64_t k = seed * 0x100000001b3ull ^ (salt << 48) ^ chunk;
+        Rng r(splitmix64(k));
+        const size_t c1 = std::min(v.size(), c0 + kChunk);
+        if (d.kind == Distribution::uniform) {
+            for (size_t i = c0; i < c1; ++i) v[i] = float(d.mean + d.spread * (2.0 * r.uniform() - 1.0));
+            continue;
+        }
+        // Marsaglia's polar method: two normals per accepted pair.
+        size_t i = c0;
+        while (i < c1) {
+            double a, b, q;
+            do {
+                a = 2.0 * r.uniform() - 1.0;
+                b = 2.0 * r.uniform() - 1.0;
+                q = a * a + b * b;
+            } while (q >= 1.0 || q == 0.0);
+            const double f = std::sqrt(-2.0 * std::log(q) / q);
+            v[i++] = float(d.mean + d.spread * a * f);
+            if (i < c1) v[i++] = float(d.mean + d.spread * b * f);
+        }
+    }
+}
+
+std::vector<int64_t> full_shape(const bn::Shape& s) { return {s.B, s.C, s.D, s.H, s.W}; }
+
+void forward_stats(BnInputs& in) {
+    const int64_t B = in.shape.B, C = in.shape.C, S = in.shape.spatial();
+    std::vector<double> sum(size_t(C), 0.0), sq(size_t(C), 0.0);
+    for (int64_t b = 0; b < B; ++b)
+        for (int64_t c = 0; c < C; ++c) {
+            const float* x = in.x_in.data() + (b * C + c) * S;
+            double s = 0;
+            for (int64_t k = 0; k < S; ++k) s += x[k];
+            sum[size_t(c)] += s;
+        }
+    const double N = double(B * S);
+    in.means.resize(size_t(C));
+    for (int64_t c = 0; c < C; ++c) in.means[size_t(c)] = float(sum[size_t(c)] / N);
+    for (int64_t b = 0; b < B; ++b)
+        for (int64_t c = 0; c < C; ++c) {
+            const float* x = in.x_in.data() + (b * C + c) * S;
+            const double m = sum[size_t(c)] / N;
+            double s = 0;
+            for (int64_t k = 0; k < S; ++k) s += (x[k] - m) * (x[k] - m);
+            sq[size_t(c)] += s;
+        }
+    in.variances.resize(size_t(C));
+    for (int64_t c = 0; c < C; ++c) in.variances[size_t(c)] = float(sq[size_t(c)] / N);
+}
+
+[[noreturn]] void bad(const std::string& path, const std::string& m) { throw NpyError(path + ": " + m); }
+
+}  // namespace
+
+void round_to_dtype(std::vector<float>& v, DType dt) {
+    if (dt != DType::bf16) return;
+    for (float& x : v) x = round_bf16(x);
+}
+
+uint64_t input_bytes(const bn::Params& p) {
+    const uint64_t n = uint64_t(p.shape.elements());
+    return n * 8 + (p.uses_mask() ? n : 0) + uint64_t(p.shape.C) * 16;
+}
+
+BnInputs generate_inputs(const bn::Params& p, const InputSpec& spec) {
+    BnInputs in;
+    in.shape = p.shape;
+    in.dtype = p.dtype;
+    in.source = "generated (seed " + std::to_string(spec.seed) + ")";
+    const size_t n = size_t(p.shape.elements());
+    const int64_t C = p.shape.C;
+    in.x_in.resize(n);
+    in.dy.resize(n);
+    fill(in.x_in, spec.x_in, spec.seed, 1);
+    fill(in.dy, spec.dy, spec.seed, 2);
+    round_to_dtype(in.x_in, p.dtype);
+    round_to_dtype(in.dy, p.dtype);
+    forward_stats(in);
+    Rng r([&] {
+        uint64_t k = spec.seed ^ 0x5eedull;
+        return splitmix64(k);
+    }());
+    in.gamma.resize(size_t(C));
+    in.beta.resize(size_t(C));
+    for (int64_t c = 0; c < C; ++c) in.gamma[size_t(c)] = float(r.uniform(spec.gamma_lo, spec.gamma_hi));
+    for (int64_t c = 0; c < C; ++c) in.beta[size_t(c)] = float(r.uniform(spec.beta_lo, spec.beta_hi));
+    if (p.uses_mask()) {
+        in.relu_mask.resize(n);
+        const int64_t S = p.shape.spatial();
+        for (size_t i = 0; i < n; ++i) {
+            const int64_t c = int64_t(i / size_t(S)) % C;
+            const double rs = 1.0 / std::sqrt(double(in.variances[size_t(c)]) + p.eps);
+            const double fwd = (double(in.x_in[i]) - in.means[size_t(c)]) * rs * in.gamma[size_t(c)] + in.beta[size_t(c)];
+            in.relu_mask[i] = fwd > 0.0;
+        }
+    }
+    return in;
+}
+
+BnInputs read_inputs(const std::string& dir, const bn::Params& p) {
+    BnInputs in;
+    in.shape = p.shape;
+    in.dtype = p.dtype;
+    in.source = dir;
+    const auto full = full_shape(p.shape);
+    const int64_t C = p.shape.C;
+    auto path = [&](const char* name) { return dir + "/" + name; };
+    auto load = [&](const char* name) {
+        struct stat st;
+        const std::string f = path(name);
+        if (stat(f.c_str(), &st) != 0) bad(f, "missing (the --inputs directory must hold it)");
+        return read_npy(f);
+    };
+    auto big = [&](const char* name) {
+        NpyArray a = load(name);
+        std::vector<int64_t> alt = {p.shape.B, p.shape.C, p.shape.H, p.shape.W};  // 4-D when D == 1
+        if (a.shape != full && !(p.shape.D == 1 && a.shape == alt))
+            bad(path(name), "shape " + shape_str(a.shape) + " does not match the run's [B, C, D, H, W] = " + shape_str(full));
+        return a;
+    };
+    auto f32 = [&](const char* name, NpyArray a) {
+        if (a.type != NpyType::f32)
+            bad(path(name), std::string("dtype ") + npy_type_name(a.type) + " where float32 is expected");
+        return std::move(a.f32);
+    };
+    auto column = [&](const char* name, bool two_d) {
+        NpyArray a = load(name);
+        const bool ok = a.shape == std::vector<int64_t>{C} || a.shape == std::vector<int64_t>{C, 1};
+        if (!ok)
+            bad(path(name), "shape " + shape_str(a.shape) + " where [" + std::to_string(C) + (two_d ? ", 1]" : "]") +
+                                " is expected");
+        return f32(name, std::move(a));
+    };
+    in.dy = f32("dy.npy", big("dy.npy"));
+    in.x_in = f32("x_in.npy", big("x_in.npy"));
+    round_to_dtype(in.dy, p.dtype);
+    round_to_dtype(in.x_in, p.dtype);
+    in.means = column("means.npy", false);
+    in.variances = column("variances.npy", false);
+    in.gamma = column("gamma.npy", true);
+    in.beta = column("beta.npy", true);
+    for (size_t c = 0; c < in.variances.size(); ++c)
+        if (!(in.variances[c] >= 0.0f))
+            bad(path("variances.npy"), "variance of channel " + std::to_string(c) + " is negative or NaN");
+    if (p.uses_mask()) {
+        NpyArray m = big("relu_mask.npy");
+        if (m.type == NpyType::f32) bad(path("relu_mask.npy"), "dtype float32 where uint8 or bool is expected");
+        for (uint8_t v : m.u8)
+            if (v > 1) bad(path("relu_mask.npy"), "values other than 0 and 1");
+        in.relu_mask = std::move(m.u8);
+    }
+    return in;
+}
+
+void write_inputs(const std::string& dir, const BnInputs& in) {
+    const auto full = full_shape(in.shape);
+    const std::vector<int64_t> col{in.shape.C}, col2{in.shape.C, 1};
+    write_npy(dir + "/dy.npy", full, in.dy.data());
+    write_npy(dir + "/x_in.npy", full, in.x_in.data());
+    write_npy(dir + "/means.npy", col, in.means.data());
+    write_npy(dir + "/variances.npy", col, in.variances.data());
+    write_npy(dir + "/gamma.npy", col2, in.gamma.data());
+    write_npy(dir + "/beta.npy", col2, in.beta.data());
+    if (!in.relu_mask.empty()) write_npy(dir + "/relu_mask.npy", full, in.relu_mask.data(), NpyType::u8);
+}
+
+}  // namespace bnsim::num

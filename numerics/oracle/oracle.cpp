@@ -1,0 +1,155 @@
+#include "numerics/oracle/oracle.h"
+
+#include <cmath>
+
+namespace bnsim::oracle {
+namespace {
+
+// Pairwise (cascade) float32 summation, as vectorised framework reductions do.
+float pairwise_sum(const float* v, size_t n) {
+    if (n <= 128) {
+        float s = 0.0f;
+        for (size_t i = 0; i < n; ++i) s += v[i];
+        return s;
+    }
+    const size_t h = n / 2;
+    return pairwise_sum(v, h) + pairwise_sum(v + h, n - h);
+}
+
+}  // namespace
+
+Float32Result torch_float32(const Problem& p) {
+    Float32Result r;
+    const int64_t B = p.B, C = p.C, S = p.S, N = p.N();
+    r.dx.resize(size_t(p.size()));
+    r.dgamma.resize(size_t(C));
+    r.dbeta.resize(size_t(C));
+    const bool recompute = p.fuse_relu && !p.mask;
+    if (recompute) r.mask.resize(size_t(p.size()));
+    std::vector<float> rstd(static_cast<size_t>(C));
+    for (int64_t c = 0; c < C; ++c) rstd[size_t(c)] = 1.0f / std::sqrt(p.variances[c] + float(p.eps));
+    std::vector<float> dyp(static_cast<size_t>(N)), prod(static_cast<size_t>(N));
+    for (int64_t c = 0; c < C; ++c) {
+        const float mean = p.means[c], rs = rstd[size_t(c)], ga = p.gamma[c], be = p.beta[c];
+        for (int64_t b = 0; b < B; ++b) {
+            const int64_t base = (b * C + c) * S;
+            for (int64_t s = 0; s < S; ++s) {
+                const int64_t i = base + s;
+                const float xh = (p.x[i] - mean) * rs;
+                float m = 1.0f;
+                if (p.fuse_relu) {
+                    if (p.mask) {
+                        m = p.mask[i] ? 1.0f : 0.0f;
+                    } else {
+                        const float fwd = xh * ga + be;
+                        m = fwd > 0.0f ? 1.0f : 0.0f;
+                        r.mask[size_t(i)] = m != 0.0f;
+                    }
+                }
+                const float d = p.dy[i] * m;
+                dyp[size_t(b * S + s)] = d;
+                prod[size_t(b * S + s)] = d * xh;
+            }
+        }
+        const float dbeta = pairwise_sum(dyp.data(), size_t(N));
+        const float dgamma = pairwise_sum(prod.data(), size_t(N));
+        r.dbeta[size_t(c)] = dbeta;
+        r.dgamma[size_t(c)] = dgamma;
+        const float invn = 1.0f / float(N);
+        const float scale = ga * rs, mb = dbeta * invn, mg = dgamma * invn;
+        for (int64_t b = 0; b < B; ++b) {
+            const int64_t base = (b * C + c) * S;
+            for (int64_t s = 0; s < S; ++s) {
+                const int64_t i = base + s;
+                const float xh = (p.x[i] - mean) * rs;
+                const float d = dyp[size_t(b * S + s)];
+                r.dx[size_t(i)] = scale * (d - mb - xh * mg);
+            }
+        }
+    }
+    return r;
+}
+
+Reference64::Reference64(const Problem& p) : p_(p) {
+    const int64_t B = p.B, C = p.C, S = p.S;
+    rstd_.resize(size_t(C));
+    dbeta_.assign(size_t(C), 0.0);
+    dgamma_.assign(size_t(C), 0.0);
+    dy_l2_.assign(size_t(C), 0.0);
+    dyx_sum_.assign(size_t(C), 0.0);
+    dyx_l2_.assign(size_t(C), 0.0);
+    for (int64_t c = 0; c < C; ++c) rstd_[size_t(c)] = 1.0 / std::sqrt(double(p.variances[c]) + p.eps);
+    for (int64_t b = 0; b < B; ++b)
+        for (int64_t c = 0; c < C; ++c) {
+            const int64_t base = (b * C + c) * S;
+            const double mean = p.means[c], rs = rstd_[size_t(c)], ga = p.gamma[c], be = p.beta[c];
+            double sb = 0, sg = 0, s2 = 0, sx = 0, sx2 = 0;
+            for (int64_t s = 0; s < S; ++s) {
+                const int64_t i = base + s;
+                const double xh = (double(p.x[i]) - mean) * rs;
+                bool m = true;
+                if (p.fuse_relu) m = p.mask ? p.mask[i] != 0 : xh * ga + be > 0.0;
+                if (!m) continue;
+                const double d = double(p.dy[i]);
+                sb += d;
+                sg += d * xh;
+                s2 += d * d;
+                const double dx = d * double(p.x[i]);
+                sx += dx;
+                sx2 += dx * dx;
+            }
+            dbeta_[size_t(c)] += sb;
+            dgamma_[size_t(c)] += sg;
+            dy_l2_[size_t(c)] += s2;
+            dyx_sum_[size_t(c)] += sx;
+            dyx_l2_[size_t(c)] += sx2;
+        }
+    for (int64_t c = 0; c < C; ++c) {
+        dy_l2_[size_t(c)] = std::sqrt(dy_l2_[size_t(c)]);
+        dyx_l2_[size_t(c)] = std::sqrt(dyx_l2_[size_t(c)]);
+    }
+}
+
+void Reference64::dx_row(int64_t row, const Coefficients& k, const std::vector<int64_t>& flipped, size_t& cursor,
+                         double* out) const {
+    const int64_t c = row % p_.C, S = p_.S, base = row * S;
+    const double mean = p_.means[c], rs = rstd_[size_t(c)], ga = p_.gamma[c], be = p_.beta[c];
+    const double a = k.a[size_t(c)], b = k.b[size_t(c)], g = k.g[size_t(c)];
+    while (cursor < flipped.size() && flipped[cursor] < base) ++cursor;
+    for (int64_t s = 0; s < S; ++s) {
+        const int64_t i = base + s;
+        const double xh = (double(p_.x[i]) - mean) * rs;
+        bool m = true;
+        if (p_.fuse_relu) m = p_.mask ? p_.mask[i] != 0 : xh * ga + be > 0.0;
+        if (cursor < flipped.size() && flipped[cursor] == i) {
+            m = !m;
+            ++cursor;
+        }
+        out[s] = a * ((m ? double(p_.dy[i]) : 0.0) - b - xh * g);
+    }
+}
+
+Coefficients Reference64::coefficients(const std::vector<int64_t>& flipped) const {
+    Coefficients k;
+    k.dbeta = dbeta_;
+    k.dgamma = dgamma_;
+    for (int64_t i : flipped) {
+        const double sign = mask(i) ? -1.0 : 1.0;  // the flip removes or adds this element
+        const double d = double(p_.dy[i]);
+        k.dbeta[size_t(chan(i))] += sign * d;
+        k.dgamma[size_t(chan(i))] += sign * d * x_hat(i);
+    }
+    const size_t C = size_t(p_.C);
+    const double N = double(p_.N());
+    k.a.resize(C);
+    k.b.resize(C);
+    k.g.resize(C);
+    for (size_t c = 0; c < C; ++c) {
+        k.a[c] = double(p_.gamma[c]) * rstd_[c];
+        k.b[c] = k.dbeta[c] / N;
+        k.g[c] = k.dgamma[c] / N;
+    }
+    return k;
+}
+
+}  // namespace bnsim::oracle

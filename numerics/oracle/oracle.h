@@ -1,0 +1,94 @@
+#pragma once
+// The oracle: batch norm backward straight from torch's formula, written independently of the
+// trace executor (this folder includes nothing from the rest of bnsim and shares no code with
+// it), in two precisions:
+//   - torch_float32: the formula evaluated in float32 as an eager framework would (float32
+//     elementwise math, pairwise float32 reductions), including its own float32 recomputation
+//     of the ReLU mask;
+//   - Reference64: the same formula in float64, the yardstick both the emulated kernel and the
+//     float32 oracle are measured against.
+//
+//   rstd = 1/sqrt(var + eps), x_hat = (x - mean) * rstd, dy' = dy * mask,
+//   dbeta = sum(dy'), dgamma = sum(dy' * x_hat), dx = gamma * rstd * (dy' - dbeta/N - x_hat * dgamma/N)
+//   (sums over batch and spatial; N = B * spatial). Mask: 1 without fuse_relu; the supplied one;
+//   or (forward output > 0) with forward output = x_hat * gamma + beta.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace bnsim::oracle {
+using std::size_t;
+
+struct Problem {
+    int64_t B = 0, C = 0, S = 0;  // S = D*H*W; tensors are [B, C, S] row-major
+    const float* dy = nullptr;
+    const float* x = nullptr;
+    const float* means = nullptr;      // [C]
+    const float* variances = nullptr;  // [C]
+    const float* gamma = nullptr;      // [C]
+    const float* beta = nullptr;       // [C]
+    bool fuse_relu = false;
+    const uint8_t* mask = nullptr;     // supplied mask [B, C, S], or null to recompute
+    double eps = 1e-5;
+    int64_t N() const { return B * S; }
+    int64_t size() const { return B * C * S; }
+};
+
+struct Float32Result {
+    std::vector<float> dx;      // [B, C, S]
+    std::vector<float> dgamma;  // [C]
+    std::vector<float> dbeta;   // [C]
+    std::vector<uint8_t> mask;  // the mask it recomputed (fuse_relu without a supplied mask), else empty
+};
+
+Float32Result torch_float32(const Problem& p);
+
+// Per-channel coefficients of dx: dx = a * (dy * m - b - x_hat * g).
+struct Coefficients {
+    std::vector<double> a, b, g;
+    std::vector<double> dbeta, dgamma;
+};
+
+class Reference64 {
+public:
+    explicit Reference64(const Problem& p);
+
+    // Index of element (b, c, s) is (b*C + c)*S + s.
+    double rstd(int64_t c) const { return rstd_[size_t(c)]; }
+    double x_hat(int64_t i) const { return (double(p_.x[i]) - double(p_.means[chan(i)])) * rstd_[size_t(chan(i))]; }
+    double forward(int64_t i) const { return x_hat(i) * double(p_.gamma[chan(i)]) + double(p_.beta[chan(i)]); }
+    // The reference mask: 1 without fuse_relu, the supplied mask, or forward(i) > 0.
+    bool mask(int64_t i) const {
+        if (!p_.fuse_relu) return true;
+        if (p_.mask) return p_.mask[i] != 0;
+        return forward(i) > 0.0;
+    }
+    int64_t chan(int64_t i) const { return (i / p_.S) % p_.C; }
+
+    const std::vector<double>& dbeta() const { return dbeta_; }
+    const std::vector<double>& dgamma() const { return dgamma_; }
+
+    // Coefficients with the mask of the given elements replaced (ascending indices): where an
+    // implementation's mask legitimately differs (the ReLU kink), it is judged against the
+    // reference of its own subgradient choice.
+    Coefficients coefficients(const std::vector<int64_t>& flipped = {}) const;
+    // Reference dx of one [S] row (row = b*C + c) into out, with the mask of the listed elements
+    // (ascending, may extend past this row) flipped; `cursor` walks that list across calls.
+    void dx_row(int64_t row, const Coefficients& k, const std::vector<int64_t>& flipped, size_t& cursor,
+                double* out) const;
+    // Per-channel scales of the sums, for error bounds: sqrt(sum dy'^2), sum dy'*x, sqrt(sum (dy'*x)^2).
+    const std::vector<double>& dy_l2() const { return dy_l2_; }
+    const std::vector<double>& dyx_sum() const { return dyx_sum_; }
+    const std::vector<double>& dyx_l2() const { return dyx_l2_; }
+    double dx(int64_t i, bool m, const Coefficients& k) const {
+        const int64_t c = chan(i);
+        return k.a[size_t(c)] * ((m ? double(p_.dy[i]) : 0.0) - k.b[size_t(c)] - x_hat(i) * k.g[size_t(c)]);
+    }
+
+private:
+    Problem p_;
+    std::vector<double> rstd_, dbeta_, dgamma_;
+    std::vector<double> dy_l2_, dyx_sum_, dyx_l2_;
+};
+
+}  // namespace bnsim::oracle
