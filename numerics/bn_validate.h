@@ -62,7 +62,11 @@ struct ValidateResult {
     uint64_t dependency_edges_checked = 0;
     uint64_t instructions = 0;
     bool pass = false;
-    std::vector<float> out_dx, out_dgamma, out_dbeta;  // the emulated kernel's outputs
+    // The emulated kernel's outputs: dx as its HBM bytes (dtype out_dx_dtype), dgamma, dbeta.
+    BigVector<uint8_t> out_dx_bytes;
+    DType out_dx_dtype = DType::bf16;
+    std::vector<float> out_dgamma, out_dbeta;
+    std::vector<float> dx_values() const;  // dx as fp32
     std::vector<std::pair<std::string, double>> phase_seconds;  // wall time of each step
 };
 

@@ -13,8 +13,15 @@ namespace bnsim::num {
 DeviceMemory::DeviceMemory(const Trace& trace, int partitions, uint64_t bpp)
     : trace_(&trace), partitions_(partitions), sbuf_bpp_(bpp) {
     sbuf_.resize(size_t(std::max(trace.num_cores, 1)));
-    for (auto& s : sbuf_) s.assign(size_t(partitions) * bpp, 0);
-    for (const auto& t : trace.tensors()) hbm_.emplace_back(size_t(t.bytes()), uint8_t(0));
+    // Memory nobody wrote reads as NaN (all-ones bytes in bf16 and fp32), so a read of a slot
+    // that was never filled shows up in the results instead of passing as zeros. Inputs are
+    // left for the loader to fill (see DeviceMemory's users).
+    for (auto& s : sbuf_) s.assign(size_t(partitions) * bpp, 0xff);
+    for (const auto& t : trace.tensors()) {
+        hbm_.emplace_back();
+        if (t.is_input) hbm_.back().resize(size_t(t.bytes()));  // written by the loader
+        else hbm_.back().assign(size_t(t.bytes()), 0xff);
+    }
 }
 
 uint64_t DeviceMemory::bytes_needed(const Trace& trace, int partitions, uint64_t bpp) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "numerics/buffer.h"
 #include "trace/trace.h"
 
 namespace bnsim::num {
@@ -19,8 +20,8 @@ public:
     uint8_t* row(const Region& r, uint32_t i);
     const uint8_t* row(const Region& r, uint32_t i) const;
 
-    std::vector<uint8_t>& hbm(uint32_t tensor) { return hbm_.at(tensor); }
-    const std::vector<uint8_t>& hbm(uint32_t tensor) const { return hbm_.at(tensor); }
+    BigVector<uint8_t>& hbm(uint32_t tensor) { return hbm_.at(tensor); }
+    const BigVector<uint8_t>& hbm(uint32_t tensor) const { return hbm_.at(tensor); }
     const Trace& trace() const { return *trace_; }
     uint64_t sbuf_bytes_per_partition() const { return sbuf_bpp_; }
     int num_cores() const { return int(sbuf_.size()); }
@@ -33,8 +34,8 @@ private:
     const Trace* trace_;
     int partitions_;
     uint64_t sbuf_bpp_;
-    std::vector<std::vector<uint8_t>> sbuf_;  // per core
-    std::vector<std::vector<uint8_t>> hbm_;   // per tensor id
+    std::vector<BigVector<uint8_t>> sbuf_;  // per core
+    std::vector<BigVector<uint8_t>> hbm_;   // per tensor id
     [[noreturn]] void out_of_range(const Region& r, uint32_t i) const;
 };
 

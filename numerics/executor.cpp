@@ -53,11 +53,26 @@ FunctionalExecutor::FunctionalExecutor(DeviceMemory& mem, ExecutorOptions opts) 
 }
 
 std::vector<float> FunctionalExecutor::read(const Operand& op) const {
+    std::vector<float> out;
+    read_into(op, out);
+    return out;
+}
+
+void FunctionalExecutor::read_into(const Operand& op, std::vector<float>& out) const {
     const uint32_t rows = op.region.rows();
     const size_t n = size_t(op.elems_per_row());
-    std::vector<float> out(size_t(rows) * n);
+    out.resize(size_t(rows) * n);
     for (uint32_t i = 0; i < rows; ++i) load_elems(mem_.row(op.region, i), op.dtype, n, out.data() + size_t(i) * n);
-    return out;
+}
+
+std::vector<uint8_t> FunctionalExecutor::take_bytes(size_t n) {
+    std::vector<uint8_t> v;
+    if (!byte_pool_.empty()) {
+        v = std::move(byte_pool_.back());
+        byte_pool_.pop_back();
+    }
+    v.resize(n);
+    return v;
 }
 
 std::vector<float> FunctionalExecutor::scalar(const ScalarArg& s, uint32_t rows, bool operand_path) const {
@@ -71,29 +86,32 @@ std::vector<float> FunctionalExecutor::scalar(const ScalarArg& s, uint32_t rows,
     return v;
 }
 
-FunctionalExecutor::Write FunctionalExecutor::encode(const Operand& dst, const std::vector<float>& values) const {
+FunctionalExecutor::Write FunctionalExecutor::encode(const Operand& dst, const std::vector<float>& values) {
     Write w;
     w.region = dst.region;
     const size_t n = size_t(dst.elems_per_row());
     const size_t bpr = size_t(dst.region.bytes_per_row());
     if (values.size() != n * dst.region.rows()) throw std::logic_error("numerics: result size mismatch");
-    w.bytes.resize(bpr * dst.region.rows());
+    w.bytes = take_bytes(bpr * dst.region.rows());
     for (uint32_t i = 0; i < dst.region.rows(); ++i)
         store_elems(values.data() + size_t(i) * n, dst.dtype, n, w.bytes.data() + size_t(i) * bpr);
     return w;
 }
 
-FunctionalExecutor::Write FunctionalExecutor::copy_bytes(const Operand& dst, const Operand& src) const {
-    if (src.dtype != dst.dtype) return encode(dst, read(src));
+FunctionalExecutor::Write FunctionalExecutor::copy_bytes(const Operand& dst, const Operand& src) {
+    if (src.dtype != dst.dtype) {
+        read_into(src, a_);
+        return encode(dst, a_);
+    }
     Write w;
     w.region = dst.region;
     const size_t bpr = size_t(dst.region.bytes_per_row());
-    w.bytes.resize(bpr * dst.region.rows());
+    w.bytes = take_bytes(bpr * dst.region.rows());
     for (uint32_t i = 0; i < dst.region.rows(); ++i) std::memcpy(w.bytes.data() + i * bpr, mem_.row(src.region, i), bpr);
     return w;
 }
 
-FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) const {
+FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) {
     Pending p;
     auto need = [&](size_t ns, size_t nd) {
         if (ins.srcs.size() < ns || ins.dsts.size() < nd) shape_error(ins, "missing operands");
@@ -120,7 +138,8 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
         check_same(ins, in, ins.dsts[0], "activation");
         const uint32_t rows = in.region.rows();
         const size_t n = size_t(in.elems_per_row());
-        std::vector<float> v = read(in);
+        std::vector<float>& v = a_;
+        read_into(in, v);
         const std::vector<float> sc = scalar(ins.scalar[0], rows, true);
         const std::vector<float> bi = scalar(ins.scalar[1], rows, true);
         const bool acc = ins.accumulate != Accumulate::none;
@@ -159,8 +178,10 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
         need(2, 1);
         check_same(ins, ins.srcs[0], ins.dsts[0], "tensor_tensor in0");
         check_same(ins, ins.srcs[1], ins.dsts[0], "tensor_tensor in1");
-        std::vector<float> a = read(ins.srcs[0]);
-        const std::vector<float> b = read(ins.srcs[1]);
+        std::vector<float>& a = a_;
+        std::vector<float>& b = b_;
+        read_into(ins.srcs[0], a);
+        read_into(ins.srcs[1], b);
         const AluOp op = ins.alu[0];
         for (size_t k = 0; k < a.size(); ++k) a[k] = alu(op, a[k], b[k]);
         p.writes.push_back(encode(ins.dsts[0], a));
@@ -171,7 +192,8 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
         check_same(ins, ins.srcs[0], ins.dsts[0], "tensor_scalar");
         const uint32_t rows = ins.srcs[0].region.rows();
         const size_t n = size_t(ins.srcs[0].elems_per_row());
-        std::vector<float> a = read(ins.srcs[0]);
+        std::vector<float>& a = a_;
+        read_into(ins.srcs[0], a);
         const std::vector<float> s0 = scalar(ins.scalar[0], rows, false);
         const std::vector<float> s1 = scalar(ins.scalar[1], rows, false);
         for (uint32_t i = 0; i < rows; ++i)
@@ -188,8 +210,10 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
         check_same(ins, ins.srcs[1], ins.dsts[0], "scalar_tensor_tensor in1");
         const uint32_t rows = ins.srcs[0].region.rows();
         const size_t n = size_t(ins.srcs[0].elems_per_row());
-        std::vector<float> a = read(ins.srcs[0]);
-        const std::vector<float> b = read(ins.srcs[1]);
+        std::vector<float>& a = a_;
+        std::vector<float>& b = b_;
+        read_into(ins.srcs[0], a);
+        read_into(ins.srcs[1], b);
         const std::vector<float> s = scalar(ins.scalar[0], rows, false);
         for (uint32_t i = 0; i < rows; ++i)
             for (size_t j = 0; j < n; ++j) {
@@ -207,7 +231,8 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
             shape_error(ins, "tensor_reduce output is not a [P, 1] column of its input");
         const uint32_t rows = in.region.rows();
         const size_t n = size_t(in.elems_per_row());
-        const std::vector<float> a = read(in);
+        std::vector<float>& a = a_;
+        read_into(in, a);
         std::vector<float> r(rows);
         for (uint32_t i = 0; i < rows; ++i) {
             const float* x = a.data() + size_t(i) * n;
@@ -241,6 +266,7 @@ void FunctionalExecutor::on_finish(const Instruction& ins, double) {
         const size_t bpr = size_t(w.region.bytes_per_row());
         for (uint32_t i = 0; i < w.region.rows(); ++i) std::memcpy(mem_.row(w.region, i), w.bytes.data() + i * bpr, bpr);
     }
+    for (Write& w : p.writes) byte_pool_.push_back(std::move(w.bytes));
     if (p.writes_acc) {
         auto& regs = acc_.at(ins.core);
         for (size_t i = 0; i < p.acc.size(); ++i) regs[i] = p.acc[i];

@@ -40,6 +40,7 @@ public:
 
     // The current contents of an operand as fp32, row-major [rows x elems_per_row].
     std::vector<float> read(const Operand& op) const;
+    void read_into(const Operand& op, std::vector<float>& out) const;
     uint64_t started() const { return started_; }
     uint64_t finished() const { return finished_; }
     DeviceMemory& memory() { return mem_; }
@@ -61,9 +62,15 @@ private:
     std::unordered_map<uint32_t, Pending> pending_;
     uint64_t started_ = 0, finished_ = 0;
 
-    Pending compute(const Instruction& ins) const;
-    Write encode(const Operand& dst, const std::vector<float>& values) const;
-    Write copy_bytes(const Operand& dst, const Operand& src) const;
+    // Buffers reused across instructions (a seed-shape tile is megabytes; allocating and
+    // zeroing one per instruction would dominate the run).
+    std::vector<float> a_, b_;
+    std::vector<std::vector<uint8_t>> byte_pool_;
+
+    Pending compute(const Instruction& ins);
+    Write encode(const Operand& dst, const std::vector<float>& values);
+    Write copy_bytes(const Operand& dst, const Operand& src);
+    std::vector<uint8_t> take_bytes(size_t n);
     std::vector<float> scalar(const ScalarArg& s, uint32_t rows, bool operand_path) const;
 };
 

@@ -43,7 +43,7 @@ private:
 
 // Fills v from the distribution in independent chunks, each with its own stream derived from
 // (seed, salt, chunk), so the values do not depend on how the work is split.
-void fill(std::vector<float>& v, const Distribution& d, uint64_t seed, uint64_t salt) {
+void fill(BigVector<float>& v, const Distribution& d, uint64_t seed, uint64_t salt) {
     constexpr size_t kChunk = size_t(1) << 16;
     for (size_t c0 = 0, chunk = 0; c0 < v.size(); c0 += kChunk, ++chunk) {
         uint64_t k = seed * 0x100000001b3ull ^ (salt << 48) ^ chunk;
@@ -100,7 +100,7 @@ void forward_stats(BnInputs& in) {
 
 }  // namespace
 
-void round_to_dtype(std::vector<float>& v, DType dt) {
+void round_to_dtype(BigVector<float>& v, DType dt) {
     if (dt != DType::bf16) return;
     for (float& x : v) x = round_bf16(x);
 }
@@ -179,8 +179,12 @@ BnInputs read_inputs(const std::string& dir, const bn::Params& p) {
                                 " is expected");
         return f32(name, std::move(a));
     };
-    in.dy = f32("dy.npy", big("dy.npy"));
-    in.x_in = f32("x_in.npy", big("x_in.npy"));
+    auto big_f32 = [&](const char* name) {
+        std::vector<float> v = f32(name, big(name));
+        return BigVector<float>(v.begin(), v.end());
+    };
+    in.dy = big_f32("dy.npy");
+    in.x_in = big_f32("x_in.npy");
     round_to_dtype(in.dy, p.dtype);
     round_to_dtype(in.x_in, p.dtype);
     in.means = column("means.npy", false);
@@ -195,7 +199,7 @@ BnInputs read_inputs(const std::string& dir, const bn::Params& p) {
         if (m.type == NpyType::f32) bad(path("relu_mask.npy"), "dtype float32 where uint8 or bool is expected");
         for (uint8_t v : m.u8)
             if (v > 1) bad(path("relu_mask.npy"), "values other than 0 and 1");
-        in.relu_mask = std::move(m.u8);
+        in.relu_mask.assign(m.u8.begin(), m.u8.end());
     }
     return in;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/batch_norm_bwd/params.h"
+#include "numerics/buffer.h"
 
 namespace bnsim::num {
 
@@ -27,9 +28,9 @@ struct InputSpec {
 struct BnInputs {
     bn::Shape shape;
     DType dtype = DType::bf16;
-    std::vector<float> dy, x_in;                      // [B, C, D, H, W]
+    BigVector<float> dy, x_in;                        // [B, C, D, H, W]
     std::vector<float> means, variances, gamma, beta;  // [C]
-    std::vector<uint8_t> relu_mask;                   // [B, C, D, H, W] when supplied
+    BigVector<uint8_t> relu_mask;                     // [B, C, D, H, W] when supplied
     std::string source;                               // "generated (seed N)" or the directory
 };
 
@@ -48,6 +49,6 @@ void write_inputs(const std::string& dir, const BnInputs& in);
 uint64_t input_bytes(const bn::Params& p);
 
 // Rounds to the run's dtype (bf16 by round-to-nearest-even).
-void round_to_dtype(std::vector<float>& v, DType dt);
+void round_to_dtype(BigVector<float>& v, DType dt);
 
 }  // namespace bnsim::num

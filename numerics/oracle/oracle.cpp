@@ -18,10 +18,11 @@ float pairwise_sum(const float* v, size_t n) {
 
 }  // namespace
 
-Float32Result torch_float32(const Problem& p) {
+Float32Result torch_float32(const Problem& p, const DxRowSink& sink) {
     Float32Result r;
     const int64_t B = p.B, C = p.C, S = p.S, N = p.N();
-    r.dx.resize(size_t(p.size()));
+    if (!sink) r.dx.resize(size_t(p.size()));
+    std::vector<float> row(static_cast<size_t>(S));
     r.dgamma.resize(size_t(C));
     r.dbeta.resize(size_t(C));
     const bool recompute = p.fuse_relu && !p.mask;
@@ -59,12 +60,13 @@ Float32Result torch_float32(const Problem& p) {
         const float scale = ga * rs, mb = dbeta * invn, mg = dgamma * invn;
         for (int64_t b = 0; b < B; ++b) {
             const int64_t base = (b * C + c) * S;
+            float* out = sink ? row.data() : r.dx.data() + base;
             for (int64_t s = 0; s < S; ++s) {
-                const int64_t i = base + s;
-                const float xh = (p.x[i] - mean) * rs;
+                const float xh = (p.x[base + s] - mean) * rs;
                 const float d = dyp[size_t(b * S + s)];
-                r.dx[size_t(i)] = scale * (d - mb - xh * mg);
+                out[s] = scale * (d - mb - xh * mg);
             }
+            if (sink) sink(b * C + c, out);
         }
     }
     return r;

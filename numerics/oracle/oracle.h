@@ -14,6 +14,7 @@
 //   or (forward output > 0) with forward output = x_hat * gamma + beta.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace bnsim::oracle {
@@ -35,13 +36,16 @@ struct Problem {
 };
 
 struct Float32Result {
-    std::vector<float> dx;      // [B, C, S]
+    std::vector<float> dx;      // [B, C, S] (empty when the rows went to a sink)
     std::vector<float> dgamma;  // [C]
     std::vector<float> dbeta;   // [C]
     std::vector<uint8_t> mask;  // the mask it recomputed (fuse_relu without a supplied mask), else empty
 };
 
-Float32Result torch_float32(const Problem& p);
+// Receives dx one [S] row at a time (row = b*C + c), in channel-major order, instead of the
+// oracle holding all of dx.
+using DxRowSink = std::function<void(int64_t row, const float* dx)>;
+Float32Result torch_float32(const Problem& p, const DxRowSink& sink = nullptr);
 
 // Per-channel coefficients of dx: dx = a * (dy * m - b - x_hat * g).
 struct Coefficients {

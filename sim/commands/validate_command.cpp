@@ -1,11 +1,138 @@
-// PLACEHOLDER: replaced by the validate implementation.
+// bnsim validate: run the kernel's trace on real data with the hardware's numerics, check the
+// execution for hazards, and compare dx, dgamma, dbeta with a float64 reference and an
+// independent float32 oracle. Exit status: 0 pass, 1 fail, 2 bad config or inputs.
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "kernels/kernel_target.h"
+#include "numerics/bn_validate.h"
+#include "numerics/npy.h"
+#include "numerics/runners.h"
 #include "sim/commands/command.h"
+#include "sim/report/validate_report.h"
 
 namespace bnsim {
+namespace {
+
+uint64_t mem_available_bytes() {
+    std::ifstream f("/proc/meminfo");
+    std::string key;
+    uint64_t kb = 0;
+    std::string unit;
+    while (f >> key >> kb >> unit)
+        if (key == "MemAvailable:") return kb * 1024;
+    return 0;
+}
+
+std::string gib(uint64_t b) {
+    std::ostringstream o;
+    o.precision(3);
+    o << double(b) / double(1ull << 30) << " GiB";
+    return o.str();
+}
+
+void need_dir(const std::string& dir, const char* opt) {
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw ConfigError(std::string(opt) + " " + dir + ": not a directory");
+}
+
+}  // namespace
 
 void add_validate_command(CLI::App& app) {
-    auto* cmd = app.add_subcommand("validate", "(not implemented yet)");
-    cmd->callback([]() { throw std::runtime_error("bnsim validate: not implemented yet"); });
+    auto* cmd = app.add_subcommand(
+        "validate", "run the trace on real data with the hardware's numerics and check it against a float oracle");
+    auto opts = std::make_shared<ConfigOptions>();
+    auto inputs = std::make_shared<std::string>();
+    auto outputs = std::make_shared<std::string>();
+    auto save_inputs = std::make_shared<std::string>();
+    auto order = std::make_shared<std::string>("sequential");
+    opts->add_to(*cmd);
+    cmd->add_option("--inputs", *inputs,
+                    "read dy.npy, x_in.npy, means.npy, variances.npy, gamma.npy, beta.npy (and relu_mask.npy) "
+                    "from DIR instead of generating them");
+    cmd->add_option("--outputs", *outputs, "write the kernel's dx.npy, dgamma.npy, dbeta.npy (float32) to DIR");
+    cmd->add_option("--save-inputs", *save_inputs, "write the inputs used as .npy files to DIR");
+    cmd->add_option("--order", *order,
+                    "instruction order: sequential (each core's program order), dataflow (as soon as the "
+                    "trace's dependencies allow)")
+        ->check(CLI::IsMember({"sequential", "dataflow"}));
+    cmd->callback([=]() {
+        RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
+        if (!cfg.batch_norm_bwd)
+            throw ConfigError(opts->config + ": bnsim validate supports kernel: batch_norm_bwd (got " + cfg.kernel + ")");
+        const bn::Params& p = *cfg.batch_norm_bwd;
+        for (const auto* d : {inputs.get(), outputs.get(), save_inputs.get()})
+            if (!d->empty()) need_dir(*d, d == inputs.get() ? "--inputs" : d == outputs.get() ? "--outputs" : "--save-inputs");
+
+        // Refuse up front what cannot fit in memory.
+        const uint64_t bpp = cfg.hw.sbuf.usable_bytes_per_partition;
+        const int parts = cfg.hw.sbuf.partitions;
+        const uint64_t need = num::validate_bytes_needed(p, cfg.lnc, parts, bpp);
+        const uint64_t limit = cfg.numerics.memory_limit_bytes ? cfg.numerics.memory_limit_bytes : mem_available_bytes();
+        if (limit && need > limit) {
+            std::ostringstream m;
+            m << "batch_norm_bwd: validating " << p.shape.elements() << " elements needs about " << need << " bytes ("
+              << gib(need) << ") of memory but only " << limit << " (" << gib(limit) << ") are "
+              << (cfg.numerics.memory_limit_bytes ? "allowed by numerics.memory_limit_bytes" : "available")
+              << "; validate a smaller shape";
+            throw KernelError(m.str());
+        }
+
+        GeneratedKernel k = cfg.generate();
+        num::BnInputs in;
+        try {
+            in = inputs->empty() ? num::generate_inputs(p, cfg.numerics.inputs) : num::read_inputs(*inputs, p);
+            if (!save_inputs->empty()) num::write_inputs(*save_inputs, in);
+        } catch (const num::NpyError& e) {
+            throw KernelError(e.what());  // a user problem with the files: exit status 2
+        }
+
+        num::ValidateOptions vo;
+        vo.scale_bias_operand_bits =
+            cfg.numerics.scale_bias_operand_bits.value_or(cfg.hw.numerics.scale_bias_operand_bits);
+        vo.tolerance_scale = cfg.numerics.tolerance_scale;
+        vo.relu_kink = cfg.numerics.relu_kink;
+        vo.partitions = parts;
+        vo.sbuf_bytes_per_partition = bpp;
+        ValidateContext ctx;
+        num::Runner runner;
+        if (*order == "dataflow") {
+            runner = num::run_dataflow;
+            ctx.order = "dataflow order (each instruction as soon as its recorded dependencies finish)";
+        } else {
+            runner = num::run_sequential;
+            ctx.order = "sequential program order per core (sendrecv pairs rendezvous)";
+        }
+        num::ValidateResult r = num::validate_batch_norm_bwd(k.trace, p, in, vo, runner);
+        if (!outputs->empty()) num::write_outputs(*outputs, p, r);
+
+        ctx.inputs = in.source;
+        if (inputs->empty()) {
+            const auto& s = cfg.numerics.inputs;
+            auto dist = [](const num::Distribution& d) {
+                std::ostringstream o;
+                o << (d.kind == num::Distribution::normal ? "normal(" : "uniform(") << d.mean << ", " << d.spread << ")";
+                return o.str();
+            };
+            std::ostringstream o;
+            o << in.source << ": x_in " << dist(s.x_in) << ", dy " << dist(s.dy) << ", gamma U[" << s.gamma_lo << ", "
+              << s.gamma_hi << "], beta U[" << s.beta_lo << ", " << s.beta_hi << "]; statistics from x_in";
+            ctx.inputs = o.str();
+        }
+        ctx.operand_bits = vo.scale_bias_operand_bits;
+        ctx.memory_bytes_estimate = need;
+        auto report = validate_report_json(cfg, r, ctx);
+        if (opts->json)
+            std::cout << report.dump(2) << "\n";
+        else
+            print_validate_report(report, std::cout);
+        std::cout.flush();
+        if (!r.pass) std::exit(1);
+    });
 }
 
 }  // namespace bnsim

@@ -88,6 +88,8 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
     cfg.kernel = top.choice("kernel", kernel_names());
     for (const auto& k : kernel_registry())
         if (k.name == cfg.kernel) cfg.build = k.parse(top, cfg);
+    cfg.numerics = parse_numerics_config(top);
+    apply_numerics_to_kernel(cfg);
     top.finish();
     return cfg;
 }

@@ -9,6 +9,7 @@
 #include "kernels/batch_norm_bwd/params.h"
 #include "kernels/kernel_target.h"
 #include "models/hw_config.h"
+#include "sim/config/numerics_config.h"
 
 namespace bnsim {
 
@@ -25,6 +26,7 @@ struct RunConfig {
     SchedulePolicy schedule = SchedulePolicy::list;
     std::optional<bn::Params> batch_norm_bwd;  // set when kernel == batch_norm_bwd
     KernelBuilder build;                       // generates the kernel's trace
+    NumericsConfig numerics;                   // `numerics:` (bnsim validate; what-ifs reach the kernel)
 
     KernelTarget target() const;
     GeneratedKernel generate() const { return build(target()); }
