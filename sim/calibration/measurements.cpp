@@ -14,6 +14,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string>& calibration_metrics() {
     static const std::vector<std::string> m = {"latency_ns",      "kernel_ns",  "instruction_ns",
                                                "dma_transfer_ns", "dma_engine_transfer_ns",
+                                               "dma_trigger_to_completion_ns",
                                                "dma_efficiency",  "hw_parameter"};
     return m;
 }
@@ -74,6 +75,7 @@ MeasurementSet load_measurements(const std::string& path) {
         if (m.source.size() < 8) r.fail_at(r.node()["source"], "source", "expected the document and what the figure is");
         m.third_party = r.boolean("third_party");
         m.uncertainty = r.text("uncertainty");
+        m.model_gap = r.text("model_gap", "");
         r.finish();
         set.rows.push_back(std::move(m));
     }

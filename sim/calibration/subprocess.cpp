@@ -4,7 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cerrno>
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <stdexcept>
@@ -18,7 +21,7 @@ std::string self_executable() {
     return std::string(buf, size_t(n));
 }
 
-ChildResult run_child(const std::string& exe, const std::vector<std::string>& args) {
+ChildResult run_child(const std::string& exe, const std::vector<std::string>& args, double timeout_s) {
     int out_pipe[2], err_pipe[2];
     if (pipe(out_pipe) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     if (pipe(err_pipe) != 0) {
@@ -53,23 +56,40 @@ ChildResult run_child(const std::string& exe, const std::vector<std::string>& ar
     std::string* sinks[2] = {&r.out, &r.err};
     int open_fds = 2;
     char buf[65536];
+    using clock = std::chrono::steady_clock;
+    const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                             std::chrono::duration<double>(timeout_s > 0 ? timeout_s : 0));
     while (open_fds > 0) {
-        if (poll(fds, 2, -1) < 0) {
+        int wait_ms = -1;
+        if (timeout_s > 0) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
+            if (left <= 0) {
+                kill(pid, SIGKILL);
+                r.timed_out = true;
+                break;
+            }
+            wait_ms = int(std::min<long long>(left, 1000));
+        }
+        const int n = poll(fds, 2, wait_ms);
+        if (n < 0) {
             if (errno == EINTR) continue;
             break;
         }
+        if (n == 0) continue;
         for (int i = 0; i < 2; ++i) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            const ssize_t n = read(fds[i].fd, buf, sizeof buf);
-            if (n > 0) {
-                sinks[i]->append(buf, size_t(n));
-            } else if (n == 0 || errno != EINTR) {
+            const ssize_t got = read(fds[i].fd, buf, sizeof buf);
+            if (got > 0) {
+                sinks[i]->append(buf, size_t(got));
+            } else if (got == 0 || errno != EINTR) {
                 close(fds[i].fd);
                 fds[i].fd = -1;
                 --open_fds;
             }
         }
     }
+    for (auto& f : fds)
+        if (f.fd >= 0) close(f.fd);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

@@ -8,10 +8,12 @@ namespace bnsim {
 
 struct ChildResult {
     int exit_code = -1;  // -1: killed by a signal or could not start
+    bool timed_out = false;
     std::string out, err;
 };
 
-ChildResult run_child(const std::string& exe, const std::vector<std::string>& args);
+// Kills the child (and reports timed_out) if it runs longer than timeout_s (<= 0: no limit).
+ChildResult run_child(const std::string& exe, const std::vector<std::string>& args, double timeout_s = 0);
 
 // The running executable (from /proc/self/exe), so children are the same bnsim binary.
 std::string self_executable();

@@ -24,7 +24,7 @@ json calibration_json(const MeasurementSet& set, const std::vector<CalibrationRo
     j["tolerance_pct"] = set.tolerance_pct;
     json arr = json::array();
     int within = 0;
-    json outside = json::array();
+    json outside = json::array(), gaps = json::array();
     for (const auto& r : rows) {
         json o;
         o["id"] = r.m.id;
@@ -45,12 +45,14 @@ json calibration_json(const MeasurementSet& set, const std::vector<CalibrationRo
         o["third_party"] = r.m.third_party;
         o["source"] = r.m.source;
         o["uncertainty"] = r.m.uncertainty;
+        if (!r.m.model_gap.empty()) o["model_gap"] = r.m.model_gap;
         arr.push_back(o);
         if (r.within) ++within;
         else outside.push_back(r.m.id);
+        if (!r.within && !r.m.model_gap.empty()) gaps.push_back(r.m.id);
     }
     j["rows"] = arr;
-    j["summary"] = {{"rows", rows.size()}, {"within", within}, {"outside", outside}};
+    j["summary"] = {{"rows", rows.size()}, {"within", within}, {"outside", outside}, {"outside_model_gap", gaps}};
     j["pass"] = outside.empty();
     return j;
 }
@@ -88,7 +90,8 @@ void print_calibration_table(const json& r, std::ostream& out) {
         std::ostringstream e;
         e << std::showpos << std::fixed << std::setprecision(1) << row["error_pct"].get<double>() << "%";
         out << std::setw(12) << value(metric, row["simulated"].get<double>()) << std::setw(9) << e.str() << "  "
-            << (row["within_tolerance"].get<bool>() ? "yes" : "NO") << "\n";
+            << (row["within_tolerance"].get<bool>() ? "yes" : row.contains("model_gap") ? "NO (model gap)" : "NO")
+            << "\n";
     }
     const json& s = r["summary"];
     out << s["within"].get<int>() << " of " << s["rows"].get<size_t>() << " measurements within " << tol << "%";
@@ -97,6 +100,13 @@ void print_calibration_table(const json& r, std::ostream& out) {
         for (const auto& id : s["outside"]) out << " " << id.get<std::string>();
     }
     out << "\n";
+    bool header = false;
+    for (const auto& row : r["rows"]) {
+        if (row["within_tolerance"].get<bool>() || !row.contains("model_gap")) continue;
+        if (!header) out << "model gaps (measurements.yaml, model_gap):\n";
+        header = true;
+        out << "  " << row["id"].get<std::string>() << ": " << row["model_gap"].get<std::string>() << "\n";
+    }
 }
 
 }  // namespace bnsim
