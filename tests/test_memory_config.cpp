@@ -7,29 +7,17 @@
 #include <catch2/catch.hpp>
 
 #include "kernels/batch_norm_bwd/batch_norm_bwd.h"
+#include "tests/bn_fixtures.h"
 #include "kernels/batch_norm_bwd/memory_config.h"
 #include "kernels/batch_norm_bwd/sbuf_allocator.h"
 #include "kernels/batch_norm_bwd/sharding.h"
 
 using namespace bnsim;
 using namespace bnsim::bn;
+using bnsim::test::bn_generate;
+using bnsim::test::bn_params;
 
 namespace {
-
-Params params(int64_t B, int64_t C, int64_t D, int64_t H, int64_t W, DType dt = DType::bf16) {
-    Params p;
-    p.shape = {B, C, D, H, W};
-    p.dtype = dt;
-    return p;
-}
-
-GeneratedKernel gen(const Params& p, int lnc = 1, uint64_t usable = 212992) {
-    KernelTarget t;
-    t.sbuf_usable_bytes = usable;
-    t.sbuf_align = 16;
-    t.num_cores = lnc;
-    return generate(p, t);
-}
 
 struct Expect {
     int64_t f_tile;
@@ -55,13 +43,13 @@ TEST_CASE("seed shape B=64 C=64 64x64 bf16: f_tile 4096, interleave 7, replicati
     // rep 2 -> n_partials = 32, A(128) = 128; fixed1 = 336+128+16384+16 = 16864;
     // per slot 2*8192 + 8192 = 24576; il 8 -> 213472 > 211968, il 7 -> 188896.
     // fixed2 = 336 + 8192 = 8528; p2(7) = 8528 + 7*24576 = 180560.
-    check(gen(params(64, 64, 1, 64, 64)), {4096, 7, 1, 2, 188896, 180560});
+    check(bn_generate(bn_params(64, 64, 1, 64, 64)), {4096, 7, 1, 2, 188896, 180560});
 }
 
 TEST_CASE("partial channel tile C=200: two channel tiles, no replication") {
     // n_partials = 4, A(16) = 16; fixed1 = 336+16+16384+16 = 16752; units = 8 -> start at 8;
     // il 8 -> 213360 > budget; il 7 -> 188784; p2 = 180560.
-    auto k = gen(params(4, 200, 1, 64, 64));
+    auto k = bn_generate(bn_params(4, 200, 1, 64, 64));
     check(k, {4096, 7, 1, 1, 188784, 180560});
     CHECK(k.info["sharding"]["n_c_tiles"] == 2);
 }
@@ -69,40 +57,40 @@ TEST_CASE("partial channel tile C=200: two channel tiles, no replication") {
 TEST_CASE("C=32 with B=6 replicates 3 bands; interleave capped by the 2 work units") {
     // k from 128/32 = 4 down: 4 does not divide 6, 3 does. n_partials = 2, units = 2 -> il <= 2.
     // fixed1 = 336 + 16 + 16384 + 16 = 16752; p1(2) = 16752 + 2*24576 = 65904; p2 = 8528 + 49152.
-    check(gen(params(6, 32, 1, 64, 64)), {4096, 2, 1, 3, 65904, 57680});
+    check(bn_generate(bn_params(6, 32, 1, 64, 64)), {4096, 2, 1, 3, 65904, 57680});
 }
 
 TEST_CASE("fp32 inputs double the slot cost: interleave 4") {
     // slot1 = 2*16384, + dxslot 8192 = 40960 per slot; (211968-16864)/40960 = 4.76 -> 4.
-    check(gen(params(64, 64, 1, 64, 64, DType::fp32)), {4096, 4, 1, 2, 16864 + 4 * 40960, 8528 + 4 * 40960});
+    check(bn_generate(bn_params(64, 64, 1, 64, 64, DType::fp32)), {4096, 4, 1, 2, 16864 + 4 * 40960, 8528 + 4 * 40960});
 }
 
 TEST_CASE("fuse_relu with a supplied mask adds a bf16 mask slot") {
-    Params p = params(64, 64, 1, 64, 64);
+    Params p = bn_params(64, 64, 1, 64, 64);
     p.fuse_relu = true;
     p.mask_supplied = true;
     // slot1 = 16384 + 8192 (mask) = 24576, + dxslot = 32768; (211968-16864)/32768 = 5.95 -> 5.
-    check(gen(p), {4096, 5, 1, 2, 16864 + 5 * 32768, 8528 + 5 * 24576});
+    check(bn_generate(p), {4096, 5, 1, 2, 16864 + 5 * 32768, 8528 + 5 * 24576});
 }
 
 TEST_CASE("fuse_relu recomputing the mask adds two columns (beta, true_beta)") {
-    Params p = params(64, 64, 1, 64, 64);
+    Params p = bn_params(64, 64, 1, 64, 64);
     p.fuse_relu = true;
     // fixed1 = 16864 + 2*16 = 16896; (211968-16896)/32768 = 5.95 -> 5.
-    check(gen(p), {4096, 5, 1, 2, 16896 + 5 * 32768, 8528 + 5 * 24576});
+    check(bn_generate(p), {4096, 5, 1, 2, 16896 + 5 * 32768, 8528 + 5 * 24576});
 }
 
 TEST_CASE("odd spatial size 3x17x19 = 969 elements: one short tile, alignment padding") {
     // f = 969; A(969*4 = 3876) = 3888; A(969*2 = 1938) = 1952.
     // fixed1 = 336 + 128 + 3888 + 16 = 4368; per slot 2*1952 + 1952 = 5856; il 8 -> 51216.
     // fixed2 = 336 + 1952 = 2288; p2(8) = 2288 + 8*5856 = 49136.
-    check(gen(params(64, 64, 3, 17, 19)), {969, 8, 1, 2, 51216, 49136});
+    check(bn_generate(bn_params(64, 64, 3, 17, 19)), {969, 8, 1, 2, 51216, 49136});
 }
 
 TEST_CASE("LNC=2 channel sharding: one channel tile per core") {
     // C=256: 2 tiles >= 2 cores. c_size 128 != C -> rep 1; n_partials 64 -> A(256) = 256.
     // fixed1 = 336 + 256 + 16384 + 16 = 16992; il 8 -> 213600 > budget; il 7 -> 189024.
-    auto k = gen(params(64, 256, 1, 64, 64), 2);
+    auto k = bn_generate(bn_params(64, 256, 1, 64, 64), 2);
     CHECK(k.info["sharding"]["mode"] == "channel");
     for (int core = 0; core < 2; ++core) check(k, {4096, 7, 1, 1, 189024, 180560}, core);
     CHECK(k.info["sharding"]["cores"][1]["channel_tiles"] == nlohmann::ordered_json({1, 2}));
@@ -111,7 +99,7 @@ TEST_CASE("LNC=2 channel sharding: one channel tile per core") {
 TEST_CASE("LNC=2 batch sharding: half the batches per core, replication on the owned batch") {
     // 1 channel tile < 2 cores, B=64 >= 2: 32 batches each, rep 2, n_partials 16 -> A(64) = 64.
     // fixed1 = 336 + 64 + 16384 + 16 = 16800; il 8 -> 213408 > budget; il 7 -> 188832.
-    auto k = gen(params(64, 64, 1, 64, 64), 2);
+    auto k = bn_generate(bn_params(64, 64, 1, 64, 64), 2);
     CHECK(k.info["sharding"]["mode"] == "batch");
     for (int core = 0; core < 2; ++core) check(k, {4096, 7, 1, 2, 188832, 180560}, core);
     CHECK(k.info["sharding"]["cores"][1]["batches"] == nlohmann::ordered_json({32, 64}));
@@ -119,14 +107,14 @@ TEST_CASE("LNC=2 batch sharding: half the batches per core, replication on the o
 
 TEST_CASE("LNC=2 redundant: one channel tile and one batch, both cores compute everything") {
     // B=1: rep needs k>=2 dividing 1 -> 1. n_partials 1; units 1 -> il <= 1.
-    auto k = gen(params(1, 64, 1, 64, 64), 2);
+    auto k = bn_generate(bn_params(1, 64, 1, 64, 64), 2);
     CHECK(k.info["sharding"]["mode"] == "redundant");
     for (int core = 0; core < 2; ++core) check(k, {4096, 1, 1, 1, 16752 + 24576, 8528 + 24576}, core);  // A(1*4) = 16: 16752
 }
 
 TEST_CASE("LNC=2 batch sharding with an odd batch gives the cores unequal work") {
     // B=5: bpc = 3; core 0 owns [0,3), core 1 [3,5); C=64 -> rep: 2 divides 2 but not 3.
-    auto k = gen(params(5, 64, 1, 64, 64), 2);
+    auto k = bn_generate(bn_params(5, 64, 1, 64, 64), 2);
     CHECK(k.info["sharding"]["cores"][0]["replication"] == 1);
     CHECK(k.info["sharding"]["cores"][1]["replication"] == 2);
     CHECK(k.info["sharding"]["cores"][0]["units"] == 3);
@@ -137,7 +125,7 @@ TEST_CASE("a shape that fits nowhere is refused with the numbers that decide it"
     // 65536 batches: the partials column alone (A(n_partials*4) >= 256 KiB) exceeds the budget
     // at every f_tile.
     try {
-        gen(params(65536, 128, 1, 64, 64));
+        bn_generate(bn_params(65536, 128, 1, 64, 64));
         FAIL("expected a KernelError");
     } catch (const KernelError& e) {
         const std::string m = e.what();
@@ -148,9 +136,9 @@ TEST_CASE("a shape that fits nowhere is refused with the numbers that decide it"
 }
 
 TEST_CASE("an explicit memory config replaces the search and is checked against the budget") {
-    Params p = params(64, 64, 1, 64, 64);
+    Params p = bn_params(64, 64, 1, 64, 64);
     p.memory = MemoryChoice{2048, 4, true};
-    auto k = gen(p);
+    auto k = bn_generate(p);
     // f 2048: n_sp 2, n_partials 64 -> A(256) = 256; fixed1 = 336 + 256 + 8192 + 16 = 8800;
     // per slot 2*4096 + 4096 = 12288; p1(4) = 57952. fixed2 = 336 + 4096; p2(4) = 53584.
     check(k, {2048, 4, 2, 2, 57952, 53584});
@@ -158,7 +146,7 @@ TEST_CASE("an explicit memory config replaces the search and is checked against 
 
     p.memory = MemoryChoice{4096, 8, true};  // 213472 > 211968
     try {
-        gen(p);
+        bn_generate(p);
         FAIL("expected a KernelError");
     } catch (const KernelError& e) {
         const std::string m = e.what();

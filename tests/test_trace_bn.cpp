@@ -6,26 +6,14 @@
 #include <set>
 
 #include "kernels/batch_norm_bwd/batch_norm_bwd.h"
+#include "tests/bn_fixtures.h"
 
 using namespace bnsim;
 using namespace bnsim::bn;
+using bnsim::test::bn_generate;
+using bnsim::test::bn_params;
 
 namespace {
-
-Params params(int64_t B, int64_t C, int64_t D, int64_t H, int64_t W, DType dt = DType::bf16) {
-    Params p;
-    p.shape = {B, C, D, H, W};
-    p.dtype = dt;
-    return p;
-}
-
-GeneratedKernel gen(const Params& p, int lnc = 1) {
-    KernelTarget t;
-    t.sbuf_usable_bytes = 212992;
-    t.sbuf_align = 16;
-    t.num_cores = lnc;
-    return generate(p, t);
-}
 
 bool is(const Instruction& in, int phase, const char* what) {
     return in.tag.phase == phase && std::strcmp(in.tag.what, what) == 0;
@@ -69,57 +57,57 @@ void check_bytes(const GeneratedKernel& k, Bytes expect) {
 
 TEST_CASE("HBM bytes of the seed shape match the closed form") {
     // 32 units of 128 x 4096, interleave 7 -> 7 resident tiles.
-    Params p = params(64, 64, 1, 64, 64);
+    Params p = bn_params(64, 64, 1, 64, 64);
     const uint64_t E = 64ull * 64 * 4096;
-    check_bytes(gen(p), closed_form(p, E, 128 * 4096, 7, 64));
+    check_bytes(bn_generate(p), closed_form(p, E, 128 * 4096, 7, 64));
     // 3*32 MiB + 25 MiB of direct_x reloads (+ 768 B of statistics).
-    CHECK(compute_stats(gen(p).trace).hbm_read_bytes == 121ull * 1024 * 1024 + 768);
+    CHECK(compute_stats(bn_generate(p).trace).hbm_read_bytes == 121ull * 1024 * 1024 + 768);
 }
 
 TEST_CASE("HBM bytes: fp32, odd spatial size, mask supplied, mask recomputed, residency off") {
     const uint64_t E = 64ull * 64 * 4096;
     SECTION("fp32: interleave 4") {
-        Params p = params(64, 64, 1, 64, 64, DType::fp32);
-        check_bytes(gen(p), closed_form(p, E, 128 * 4096, 4, 64));
+        Params p = bn_params(64, 64, 1, 64, 64, DType::fp32);
+        check_bytes(bn_generate(p), closed_form(p, E, 128 * 4096, 4, 64));
     }
     SECTION("3x17x19: interleave 8, tiles of 128 x 969") {
-        Params p = params(64, 64, 3, 17, 19);
-        check_bytes(gen(p), closed_form(p, 64ull * 64 * 969, 128 * 969, 8, 64));
+        Params p = bn_params(64, 64, 3, 17, 19);
+        check_bytes(bn_generate(p), closed_form(p, 64ull * 64 * 969, 128 * 969, 8, 64));
     }
     SECTION("supplied mask: one uint8 read of every element") {
-        Params p = params(64, 64, 1, 64, 64);
+        Params p = bn_params(64, 64, 1, 64, 64);
         p.fuse_relu = p.mask_supplied = true;
-        check_bytes(gen(p), closed_form(p, E, 128 * 4096, 5, 64));
+        check_bytes(bn_generate(p), closed_form(p, E, 128 * 4096, 5, 64));
     }
     SECTION("recomputed mask: beta read instead") {
-        Params p = params(64, 64, 1, 64, 64);
+        Params p = bn_params(64, 64, 1, 64, 64);
         p.fuse_relu = true;
-        check_bytes(gen(p), closed_form(p, E, 128 * 4096, 5, 64));
+        check_bytes(bn_generate(p), closed_form(p, E, 128 * 4096, 5, 64));
     }
     SECTION("residency off stores and reloads every tile") {
-        Params p = params(64, 64, 1, 64, 64);
+        Params p = bn_params(64, 64, 1, 64, 64);
         p.memory = MemoryChoice{4096, 7, false};
-        check_bytes(gen(p), closed_form(p, E, 128 * 4096, 0, 64));
+        check_bytes(bn_generate(p), closed_form(p, E, 128 * 4096, 0, 64));
     }
 }
 
 TEST_CASE("HBM bytes under LNC=2: batch sharding splits the tensors, redundant doubles them") {
     SECTION("batch") {
-        Params p = params(64, 64, 1, 64, 64);
+        Params p = bn_params(64, 64, 1, 64, 64);
         const uint64_t half = 32ull * 64 * 4096;
         Bytes one = closed_form(p, half, 128 * 4096, 7, 64);
-        check_bytes(gen(p, 2), {2 * one.read, 2 * one.write});
+        check_bytes(bn_generate(p, 2), {2 * one.read, 2 * one.write});
     }
     SECTION("channel: each core owns one 128-channel tile") {
-        Params p = params(8, 256, 1, 64, 64);
+        Params p = bn_params(8, 256, 1, 64, 64);
         const uint64_t half = 8ull * 128 * 4096;
         Bytes one = closed_form(p, half, 128 * 4096, 7, 128);
-        check_bytes(gen(p, 2), {2 * one.read, 2 * one.write});
+        check_bytes(bn_generate(p, 2), {2 * one.read, 2 * one.write});
     }
     SECTION("redundant") {
-        Params p = params(1, 64, 1, 64, 64);
+        Params p = bn_params(1, 64, 1, 64, 64);
         Bytes one = closed_form(p, 64ull * 4096, 64 * 4096, 1, 64);
-        check_bytes(gen(p, 2), {2 * one.read, 2 * one.write});
+        check_bytes(bn_generate(p, 2), {2 * one.read, 2 * one.write});
     }
 }
 
@@ -129,7 +117,7 @@ TEST_CASE("instruction count of the seed shape, by hand") {
     // resident), var_x, dx, store dx = 5. Channel-tile prologue: 3 DMAs, rstd, direct_x_scale, 1
     // band broadcast = 6. Epilogue: dbeta gather (2 shuffles + reduce), reduce partials, yx gather
     // (2 + 1), means*dbeta, dgamma, *rstd, 2 stores = 12. Coefficients: 5 + 3 broadcasts = 8.
-    auto k = gen(params(64, 64, 1, 64, 64));
+    auto k = bn_generate(bn_params(64, 64, 1, 64, 64));
     auto s = compute_stats(k.trace);
     CHECK(s.total == 6 + (32 * 7 - 7) + 12 + 8 + (32 * 5 - 7));
     CHECK(s.dma == 3 + 32 * 3 - 7 + 2 + 32 * 3 - 7);
@@ -138,9 +126,9 @@ TEST_CASE("instruction count of the seed shape, by hand") {
 }
 
 TEST_CASE("tile i+interleave's loads wait for tile i's readers of the same slot, and only those") {
-    Params p = params(64, 64, 1, 64, 64);
+    Params p = bn_params(64, 64, 1, 64, 64);
     p.memory = MemoryChoice{4096, 2, true};
-    auto k = gen(p);
+    auto k = bn_generate(p);
     const Trace& t = k.trace;
     for (int i = 0; i + 2 < 32; ++i) {
         const Instruction& load_next_same_slot = *find(t, 1, "load dy", i + 2).at(0);
@@ -158,7 +146,7 @@ TEST_CASE("tile i+interleave's loads wait for tile i's readers of the same slot,
 }
 
 TEST_CASE("residency handoff: the last interleave units skip the direct_x store and reload") {
-    auto k = gen(params(64, 64, 1, 64, 64));  // 32 units, interleave 7
+    auto k = bn_generate(bn_params(64, 64, 1, 64, 64));  // 32 units, interleave 7
     const Trace& t = k.trace;
     for (int u = 0; u < 32; ++u) {
         const bool resident = u >= 25;
@@ -180,7 +168,7 @@ TEST_CASE("residency handoff: the last interleave units skip the direct_x store 
 }
 
 TEST_CASE("batch sharding emits the two sendrecv exchanges per core, one per pipe") {
-    auto k = gen(params(64, 64, 1, 64, 64), 2);
+    auto k = bn_generate(bn_params(64, 64, 1, 64, 64), 2);
     for (int core = 0; core < 2; ++core) {
         std::set<int> pipes;
         for (const auto& in : k.trace.instructions())
