@@ -223,6 +223,16 @@ ValidateResult validate_batch_norm_bwd(const Trace& trace, const bn::Params& p, 
 
     // ---- the ReLU mask ----------------------------------------------------------------------
     std::vector<int64_t> kflips_ok, oflips_ok;  // flips at the kink: judged by their own subgradient
+    // A recomputed mask may legitimately flip where the forward output is within what the
+    // scale/bias operand path resolves: each of x*scale and bias carries up to 2^-bits of itself
+    // (twice that as margin), and never less than the configured relu_kink.
+    const double u_op = unit_roundoff(std::min(opts.scale_bias_operand_bits, 24));
+    auto kink_band = [&](int64_t i) {
+        const int64_t c = ref.chan(i);
+        const double a = double(in.gamma[size_t(c)]) * ref.rstd(c);
+        const double b = double(in.beta[size_t(c)]) - double(in.means[size_t(c)]) * a;
+        return std::max(opts.relu_kink, 2.0 * u_op * (std::fabs(double(in.x_in[size_t(i)]) * a) + std::fabs(b)));
+    };
     if (p.fuse_relu) {
         MaskCheck& mc = res.mask;
         mc.mode = p.mask_supplied ? "supplied" : "recomputed";
@@ -234,14 +244,16 @@ ValidateResult validate_batch_norm_bwd(const Trace& trace, const bn::Params& p, 
                 ++mc.flips;
                 const double f = std::fabs(ref.forward(int64_t(i)));
                 mc.max_abs_forward_flipped = std::max(mc.max_abs_forward_flipped, f);
-                if (!p.mask_supplied && f <= opts.relu_kink) kflips_ok.push_back(int64_t(i));
+                if (!p.mask_supplied && f <= kink_band(int64_t(i))) kflips_ok.push_back(int64_t(i));
                 else ++mc.flips_outside_kink;
             }
             if (!orc.mask.empty() && bool(orc.mask[i]) != rm) {
                 ++mc.oracle_flips;
                 const double f = std::fabs(ref.forward(int64_t(i)));
                 mc.oracle_max_abs_forward_flipped = std::max(mc.oracle_max_abs_forward_flipped, f);
-                if (f <= opts.relu_kink) oflips_ok.push_back(int64_t(i));
+                if (f <= std::max(opts.relu_kink, 4 * unit_roundoff(24) * (std::fabs(double(in.x_in[i])) + 1.0) *
+                                                      ref.rstd(ref.chan(int64_t(i))) * std::fabs(double(in.gamma[size_t(ref.chan(int64_t(i)))]))))
+                    oflips_ok.push_back(int64_t(i));
             }
         }
         if (mc.captured != int64_t(n))

@@ -19,6 +19,7 @@ struct ValidateOptions {
     int scale_bias_operand_bits = 18;  // the hardware's per-partition operand path
     double tolerance_scale = 1.0;      // multiplies every derived tolerance
     double relu_kink = 1e-5;           // |forward output| within which either mask value is valid
+                                       // (widened where the operand precision resolves less)
     int partitions = 128;
     uint64_t sbuf_bytes_per_partition = 0;
 };
@@ -49,7 +50,8 @@ struct MaskCheck {
     std::string mode = "none";  // none | supplied | recomputed
     int64_t flips = 0;          // kernel's mask elements differing from the reference mask
     double max_abs_forward_flipped = 0;  // largest |float64 forward output| among them
-    int64_t flips_outside_kink = 0;      // flips with |forward| > relu_kink (errors)
+    int64_t flips_outside_kink = 0;      // flips the operand precision does not explain (errors):
+                                         // |forward| > max(relu_kink, 2^(1-bits) (|x*scale| + |bias|))
     int64_t oracle_flips = 0;            // the float32 oracle's own recomputed-mask flips
     double oracle_max_abs_forward_flipped = 0;
     int64_t captured = 0;                // mask elements seen by the probe

@@ -52,6 +52,7 @@ void run_sequential(const Trace& trace, ExecutionObserverIF& obs) {
             if (pc[c] >= prog[c].size()) continue;
             done = false;
             const Instruction& a = ins[prog[c][pc[c]]];
+            if (a.opcode != Opcode::SendRecv) continue;  // its peer pair ran just now
             const int64_t m = match[a.id];
             if (m < 0) throw std::runtime_error("numerics: sendrecv " + std::to_string(a.id) + " has no matching peer");
             const Instruction& b = ins[size_t(m)];

@@ -139,7 +139,7 @@ void print_validate_report(const json& j, std::ostream& o) {
         o << ", " << m["flips"] << " flipped elements vs the float64 forward output";
         if (m["flips"].get<int64_t>() > 0)
             o << " (largest |forward output| among them " << sci(m["max_abs_forward_among_flips"]) << ", "
-              << m["flips_beyond_kink"] << " beyond the " << sci(m["relu_kink"]) << " kink)";
+              << m["flips_beyond_kink"] << " beyond the kink band max(" << sci(m["relu_kink"]) << ", what the scale/bias operand precision resolves))";
         if (m["mode"] == "recomputed") o << "; float32 oracle: " << m["oracle_flips"] << " flips";
     }
     o << "\nhazards:    " << j["hazards"] << " (" << j["dependency_edges_checked"] << " dependency edges checked)\n";
