@@ -266,9 +266,9 @@ ValidateResult validate_batch_norm_bwd(const Trace& trace, const bn::Params& p, 
 
     // ---- tolerances from the dtypes ---------------------------------------------------------
     // dx: the bf16 (or configured) intermediates direct_x and var_x, and the cast to dx's dtype:
-    // each element carries at most about 2*u_c + u_o of max|dx| (u = unit roundoff); the L2
-    // bound takes twice the sum. dgamma/dbeta: fp32 sums of N terms accumulated sequentially
-    // (reduce registers, tensor_reduce): |err| <~ 8 u32 sqrt(N) max(||t||_2, |sum t|) per channel,
+    // each element carries at most about 2*u_c + u_o of max|dx| (u = unit roundoff), plus the
+    // scale/bias operand path's u_op on direct_x and var_x; the L2 bound takes twice the sum.
+    // dgamma/dbeta: fp32 sums of N terms accumulated sequentially (reduce registers, tensor_reduce): |err| <~ 8 u32 sqrt(N) max(||t||_2, |sum t|) per channel,
     // plus for dgamma the cancellation of sum(dy'x) against mean*dbeta, times rstd.
     const double u32 = unit_roundoff(24);
     const double uc = p.compute_dtype == DType::bf16 ? unit_roundoff(8) : u32;
@@ -324,9 +324,10 @@ ValidateResult validate_batch_norm_bwd(const Trace& trace, const bn::Params& p, 
         o.kernel = finish(ak, [&](double) { return rel_k; });
         o.oracle = finish(ao, [&](double) { return rel_o; });
         o.kernel_vs_oracle_rel_l2 = sq_o > 0 ? std::sqrt(se_ko / sq_o) : std::sqrt(se_ko);
-        o.tol_rel_l2 = k * (2.0 * (uc + uo) + 8 * u32);
-        o.tol_max_abs = k * (4.0 * (uc + uo) + 8 * u32) * ak.max_ref;
-        o.tolerance_basis = std::string("intermediates ") + dtype_name(p.compute_dtype) + ", dx " + dtype_name(p.dtype);
+        o.tol_rel_l2 = k * (2.0 * (uc + uo) + 4 * u_op + 8 * u32);
+        o.tol_max_abs = k * (4.0 * (uc + uo) + 8 * u_op + 8 * u32) * ak.max_ref;
+        o.tolerance_basis = std::string("intermediates ") + dtype_name(p.compute_dtype) + ", dx " + dtype_name(p.dtype) +
+                            ", scale/bias operand " + std::to_string(opts.scale_bias_operand_bits) + " bits";
         auto ratio = [&](const ErrorMetrics& m) {
             return std::max(m.rel_l2_err / o.tol_rel_l2, o.tol_max_abs > 0 ? m.max_abs_err / o.tol_max_abs : 0.0);
         };
