@@ -49,6 +49,8 @@ HazardChecker::HazardChecker(const Trace& as_run) : truth_(as_run) {
     cross_.resize(n);
     start_.assign(n, kUnset);
     end_.assign(n, kUnset);
+    start_seq_.assign(n, 0);
+    end_seq_.assign(n, 0);
     const auto match = match_sendrecvs(truth_);
     for (const auto& s : ins) {
         if (s.opcode != Opcode::SendRecv || s.srcs.size() < 2 || match[s.id] < 0) continue;
@@ -69,10 +71,14 @@ HazardChecker::HazardChecker(const Trace& as_run) : truth_(as_run) {
 }
 
 void HazardChecker::on_start(const Instruction& ins, double t) {
-    if (ins.id < start_.size()) start_[ins.id] = t;
+    if (ins.id >= start_.size()) return;
+    start_[ins.id] = t;
+    start_seq_[ins.id] = ++seq_;
 }
 void HazardChecker::on_finish(const Instruction& ins, double t) {
-    if (ins.id < end_.size()) end_[ins.id] = t;
+    if (ins.id >= end_.size()) return;
+    end_[ins.id] = t;
+    end_seq_[ins.id] = ++seq_;
 }
 
 std::vector<Hazard> HazardChecker::check() const {
@@ -80,18 +86,18 @@ std::vector<Hazard> HazardChecker::check() const {
     const auto& ins = truth_.instructions();
     edges_ = 0;
     for (const auto& b : ins) {
-        if (std::isnan(start_[b.id]) || std::isnan(end_[b.id])) {
+        if (start_seq_[b.id] == 0 || end_seq_[b.id] == 0) {
             Hazard h;
             h.instr = h.other = b.id;
             h.kind = "not-executed";
-            h.text = describe_instruction(b) + " never " + (std::isnan(start_[b.id]) ? "started" : "finished");
+            h.text = describe_instruction(b) + " never " + (start_seq_[b.id] == 0 ? "started" : "finished");
             out.push_back(h);
             continue;
         }
         auto check_edge = [&](uint32_t a_id) {
             ++edges_;
             const Instruction& a = ins[a_id];
-            if (!std::isnan(end_[a_id]) && end_[a_id] <= start_[b.id]) return;
+            if (end_seq_[a_id] != 0 && end_seq_[a_id] < start_seq_[b.id]) return;
             Hazard h;
             h.instr = b.id;
             h.other = a_id;
@@ -109,7 +115,9 @@ std::vector<Hazard> HazardChecker::check() const {
             else o << " writing ";
             o << describe_region(truth_, h.region) << " while " << describe_instruction(a)
               << (h.kind == "RAW" ? " (its writer)" : h.kind == "WAR" ? " (a reader)" : " (a writer)");
-            if (std::isnan(end_[a_id])) o << " had not finished";
+            if (end_seq_[a_id] == 0) o << " never finished";
+            else if (end_seq_[a_id] > start_seq_[b.id] && end_[a_id] <= start_[b.id])
+                o << " finished at " << end_[a_id] << " ns but was reported after it started";
             else o << " finished only at " << end_[a_id] << " ns";
             o << " [" << h.kind << "]";
             h.text = o.str();

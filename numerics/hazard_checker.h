@@ -6,9 +6,11 @@
 // writes. Collectives add the cross-core edges a per-core derivation cannot see: a sendrecv reads
 // its peer's send column, which the peer's last writer before the matching sendrecv must have
 // finished, and which the peer's next writer after it must not overwrite before the read ends.
-// An edge a -> b is honoured when end(a) <= start(b); anything else is a hazard: b read a region
-// whose last writer had not completed (RAW), or wrote a region with unfinished readers (WAR) or
-// writers (WAW).
+// An edge a -> b is honoured when a's finish was reported before b's start (end(a) <= start(b) in
+// the runner's event order; the simulated times are reported alongside, but equal times are
+// decided by the order the runner reported them, which is also the order the executor moved the
+// data in). Anything else is a hazard: b read a region whose last writer had not completed (RAW),
+// or wrote a region with unfinished readers (WAR) or writers (WAW).
 #include <string>
 #include <vector>
 
@@ -41,6 +43,8 @@ private:
     Trace truth_;
     std::vector<std::vector<uint32_t>> cross_;  // extra true deps per instruction (collectives)
     std::vector<double> start_, end_;
+    std::vector<uint64_t> start_seq_, end_seq_;  // event order; 0 = never
+    uint64_t seq_ = 0;
     mutable uint64_t edges_ = 0;
 };
 
