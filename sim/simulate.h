@@ -2,7 +2,9 @@
 // Contract between the driver and the timing models: schedule a trace, elaborate the SystemC
 // NeuronCore (or LNC=2 pair) for it, run, and return per-instruction timings and unit stats.
 // SystemC elaborates once per process: call simulate() at most once per process.
+#include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,12 @@ struct InstrTiming {
     double start_ns = 0;  // began executing (dependencies met, unit free)
     double end_ns = 0;    // results visible
     double ready_ns = 0;  // its stream position reached and its dependencies met
+    // Beyond the contract's three times, for reports and the timeline:
+    double head_ns = 0;         // reached the head of its engine's stream (ready_ns - head_ns = semaphore wait)
+    int64_t waited_on = -1;     // the dependency that finished last, if it made the instruction wait
+    double issue_start_ns = 0;  // DMA: descriptor generation (hardware DGE or software on Pool)
+    double issue_end_ns = 0;
+    double data_end_ns = 0;     // DMA: last descriptor landed (end_ns adds the completion latency)
 };
 
 struct UnitStats {
@@ -35,6 +43,15 @@ struct SimResult {
     std::vector<InstrTiming> timing;  // indexed by instruction id
     std::map<std::string, UnitStats> units;  // "core0.act", "core0.dma.q3", "hbm", ...
     uint64_t hbm_bytes_read = 0, hbm_bytes_written = 0;
+    std::string policy;  // scheduling policy used
+    std::vector<std::vector<std::vector<uint32_t>>> streams;  // [core][engine] scheduled order
+    std::vector<uint64_t> sbuf_peak_bytes;                     // per core, highest SBUF byte used
+};
+
+// A trace that cannot finish (deadlock, a sendrecv without its peer): the message names every
+// blocked instruction and what it waits on.
+struct SimulationError : std::runtime_error {
+    explicit SimulationError(const std::string& m) : std::runtime_error(m) {}
 };
 
 // Throws SimulationError (with the blocked instructions and what each waits on) on deadlock.

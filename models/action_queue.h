@@ -1,0 +1,59 @@
+#pragma once
+// Timed actions of an event-driven module: the module's SC_METHOD runs what is due and re-arms
+// one sc_event for the earliest pending action (DRAMSys's controller pattern), so nothing ticks
+// while nothing is due. Ties run in insertion order, which keeps runs deterministic.
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <vector>
+
+#include <systemc>
+
+namespace bnsim {
+
+// SystemC's time resolution (1 ps): a time within this of now is now. Model times are doubles;
+// sc_time rounds them to the resolution, so comparisons must allow for it.
+constexpr double kTimeEpsNs = 1e-3;
+
+class ActionQueue {
+public:
+    explicit ActionQueue(sc_core::sc_event& ev) : ev_(ev) {}
+
+    // Runs `fn` at absolute time t_ns (>= now).
+    void at(double t_ns, std::function<void()> fn) {
+        heap_.push(Item{t_ns, seq_++, std::move(fn)});
+        rearm();
+    }
+    // Runs every action due at the current time; call from the owner's SC_METHOD.
+    void run_due() {
+        const double now = sc_core::sc_time_stamp().to_seconds() * 1e9;
+        while (!heap_.empty() && heap_.top().t <= now + kTimeEpsNs) {
+            auto fn = heap_.top().fn;
+            heap_.pop();
+            fn();
+        }
+        rearm();
+    }
+    bool empty() const { return heap_.empty(); }
+
+private:
+    struct Item {
+        double t;
+        uint64_t seq;
+        std::function<void()> fn;
+        bool operator>(const Item& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+    };
+    void rearm() {
+        if (heap_.empty()) return;
+        const double now = sc_core::sc_time_stamp().to_seconds() * 1e9;
+        const double d = heap_.top().t - now;
+        ev_.notify(d > 0 ? sc_core::sc_time(d, sc_core::SC_NS) : sc_core::SC_ZERO_TIME);
+    }
+    sc_core::sc_event& ev_;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
+    uint64_t seq_ = 0;
+};
+
+inline double now_ns() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
+
+}  // namespace bnsim

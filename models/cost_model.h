@@ -1,0 +1,55 @@
+#pragma once
+// Instruction durations from the hardware config's cost table, shared by the scheduling pass
+// (its estimates) and the SystemC engines (what they execute). No number lives here: every
+// figure comes from HwConfig.
+//
+//   engine instruction: cycles = fixed + max(min, per_elem * N) at the engine clock, N = free
+//                       elements per partition, first table row matching (engine, opcode,
+//                       Instruction::cost_dtype()) — plus ACT's reduce-register costs.
+//   DMA descriptor:     bytes / (engine bandwidth * efficiency(bytes)), efficiency interpolated
+//                       linearly in log2(bytes) between the curve's points.
+#include <string>
+
+#include "models/hw_config.h"
+#include "trace/instruction.h"
+
+namespace bnsim {
+
+class CostModel {
+public:
+    explicit CostModel(const HwConfig& hw) : hw_(hw) {}
+
+    const HwConfig& hw() const { return hw_; }
+
+    // The first cost row matching the instruction; throws std::runtime_error if none does.
+    const CostEntry& entry(const Instruction& ins) const;
+    const CostEntry* find(Engine e, Opcode op, DType cost_dtype) const;
+
+    // Table cycles of an engine instruction (without ACT reduce-register extras).
+    double table_cycles(const Instruction& ins) const;
+    // Time an instruction occupies its engine's stream, in ns:
+    //  compute: table cycles (+ ACT reduce-register extras) at the engine clock;
+    //  DMA trigger: trigger_cycles on the issuing engine, plus software descriptor generation
+    //  when the DGE path is software/GpSimd (the Pool stream generates the descriptors itself);
+    //  sendrecv: the trigger only (the transfer is the link's).
+    double engine_ns(const Instruction& ins) const;
+
+    // Plateau-fraction throughput of one descriptor of `bytes` contiguous bytes.
+    double dma_efficiency(double bytes) const;
+    // Time one DMA engine spends moving one descriptor.
+    double descriptor_ns(double bytes) const;
+    // Fixed latency of a DMA outside its data movement (issue on a hardware DGE, if used, plus
+    // dispatch and completion).
+    double dma_fixed_ns(const Instruction& ins) const;
+    // Transfer time of a sendrecv once both sides are ready (latency + bytes / bandwidth of the
+    // path the transfer takes).
+    double sendrecv_ns(const Instruction& ins) const;
+    bool sendrecv_uses_gpsimd_path(const Instruction& ins) const;
+
+    double cycles_to_ns(Engine e, double cycles) const { return cycles / hw_.engine(e).clock_ghz; }
+
+private:
+    const HwConfig& hw_;
+};
+
+}  // namespace bnsim

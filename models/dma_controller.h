@@ -1,0 +1,55 @@
+#pragma once
+// The DMA side of a core: takes a triggered dma_copy through its lifecycle —
+// issue (a hardware DGE unit, or software descriptor generation already paid on the Pool
+// stream) -> dispatch latency -> descriptors on the 16 engines' queues -> the last descriptor
+// lands -> completion latency -> the semaphore the consumers wait on (scoreboard finish).
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+
+#include "models/action_queue.h"
+#include "models/cost_model.h"
+#include "models/dge.h"
+#include "models/dma_engine.h"
+#include "models/scoreboard.h"
+
+namespace bnsim {
+
+class DmaController : public sc_core::sc_module, public DescriptorSinkIF {
+public:
+    SC_HAS_PROCESS(DmaController);
+    DmaController(sc_core::sc_module_name name, const CostModel& cost, const Trace& trace, Scoreboard& sb, HbmIF& hbm,
+                  Sbuf& sbuf);
+
+    // The issuing engine's stream has triggered DMA `id` at now.
+    void trigger(uint32_t id);
+
+    void descriptor_started(const DmaDescriptor& d, double start_ns, double landed_ns) override;
+
+    const std::vector<std::unique_ptr<DmaEngine>>& engines() const { return engines_; }
+    const Dge& dge() const { return dge_; }
+    // DMAs triggered but not finished, for the no-progress report.
+    size_t in_flight() const { return inflight_.size(); }
+
+private:
+    struct InFlight {
+        uint32_t remaining = 0;
+        double last_land = 0;
+    };
+    void dispatch(uint32_t id);
+    void tick() { actions_.run_due(); }
+
+    const CostModel& cost_;
+    const Trace& trace_;
+    Scoreboard& sb_;
+    Dge dge_;
+    std::vector<std::unique_ptr<DmaEngine>> engines_;
+    std::unordered_map<uint32_t, InFlight> inflight_;
+    sc_core::sc_event ev_;
+    ActionQueue actions_{ev_};
+};
+
+}  // namespace bnsim

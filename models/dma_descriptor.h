@@ -1,0 +1,45 @@
+#pragma once
+// The descriptors a dma_copy is split into: one per partition row of its [P, F] shape, rows
+// dealt to the DMA engines in blocks of dma.rows_per_engine (8 rows per engine for P = 128, so a
+// full-height copy uses all 16 engines; P = 4 stays on one engine). Each descriptor goes to its
+// engine's queue dma.queue, keeping the DMA in order within that queue.
+#include <cstdint>
+#include <vector>
+
+#include "models/hw_config.h"
+#include "trace/instruction.h"
+#include "trace/trace.h"
+
+namespace bnsim {
+
+struct DmaDescriptor {
+    uint32_t dma = 0;         // instruction id
+    uint16_t engine = 0;      // DMA engine of the core
+    uint16_t queue = 0;
+    uint32_t bytes = 0;       // bytes the engine moves (the wider side of a casting copy)
+    uint64_t hbm_addr = 0;    // HBM byte address of the row, if one side is HBM
+    uint32_t hbm_bytes = 0;   // bytes on the HBM side (0: SBUF to SBUF)
+    bool hbm_write = false;   // the HBM side is the destination
+    bool sbuf_side = false;   // one side is SBUF
+};
+
+// Bytes and direction of one partition row of a DMA.
+struct DmaRowShape {
+    uint32_t rows = 0;
+    uint32_t desc_bytes = 0;
+    uint32_t hbm_bytes = 0;
+    bool hbm_write = false;
+    bool hbm_read = false;
+    bool sbuf_side = false;
+};
+DmaRowShape dma_row_shape(const Instruction& ins);
+
+// Engine a partition row goes to.
+inline uint16_t dma_engine_of_row(const HwConfig& hw, uint32_t row) {
+    return uint16_t((row / uint32_t(hw.dma.rows_per_engine)) % uint32_t(hw.dma.engines_per_core));
+}
+
+// Splits a dma_copy into its per-row descriptors (in row order).
+std::vector<DmaDescriptor> split_dma(const Instruction& ins, const Trace& trace, const HwConfig& hw);
+
+}  // namespace bnsim

@@ -1,0 +1,56 @@
+#pragma once
+// One DMA engine of a core: dma.queues_per_engine descriptor queues, in order within a queue,
+// served round-robin across the non-empty queues, one descriptor at a time. A descriptor takes
+// the longer of its engine time (bytes / (engine bandwidth x efficiency(bytes))) and the HBM
+// channels' service of its bytes; its data lands after the HBM access latency and the SBUF
+// access latency (pipelined: the engine starts the next descriptor meanwhile).
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include <systemc>
+
+#include "models/cost_model.h"
+#include "models/dma_descriptor.h"
+#include "models/hbm.h"
+#include "models/sbuf.h"
+
+namespace bnsim {
+
+// Told when a descriptor starts moving and when its data will have landed.
+class DescriptorSinkIF {
+public:
+    virtual ~DescriptorSinkIF() = default;
+    virtual void descriptor_started(const DmaDescriptor& d, double start_ns, double landed_ns) = 0;
+};
+
+class DmaEngine : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(DmaEngine);
+    DmaEngine(sc_core::sc_module_name name, const CostModel& cost, HbmIF& hbm, Sbuf& sbuf, DescriptorSinkIF& sink);
+
+    void push(const DmaDescriptor& d);
+
+    double busy_ns() const { return busy_ns_; }
+    uint64_t descriptors() const { return descriptors_; }
+    uint64_t bytes() const { return bytes_; }
+    size_t queued() const;
+
+private:
+    void step();
+
+    const CostModel& cost_;
+    HbmIF& hbm_;
+    Sbuf& sbuf_;
+    DescriptorSinkIF& sink_;
+    std::vector<std::deque<DmaDescriptor>> queues_;
+    size_t next_queue_ = 0;  // round-robin pointer
+    size_t queued_ = 0;
+    bool busy_ = false;
+    double busy_until_ = 0;
+    sc_core::sc_event wake_;
+    double busy_ns_ = 0;
+    uint64_t descriptors_ = 0, bytes_ = 0;
+};
+
+}  // namespace bnsim

@@ -1,0 +1,98 @@
+#include "models/instruction_engine.h"
+
+#include <stdexcept>
+
+#include "models/action_queue.h"
+
+namespace bnsim {
+
+InstructionEngine::InstructionEngine(sc_core::sc_module_name name, Engine kind, uint8_t core,
+                                     std::vector<uint32_t> stream, const CostModel& cost, const Trace& trace,
+                                     Scoreboard& sb, Sbuf& sbuf, DmaController& dma, Link* link)
+    : sc_core::sc_module(name), kind_(kind), core_(core), stream_(std::move(stream)), cost_(cost), trace_(trace),
+      sb_(sb), sbuf_(sbuf), dma_(dma), link_(link) {
+    SC_METHOD(step);
+    sensitive << ev_;
+    // Runs once at time 0 to start the stream.
+}
+
+void InstructionEngine::complete(double t) {
+    const uint32_t id = stream_[pos_];
+    switch (work_) {
+    case Work::Compute:
+        sb_.finish(id, t);
+        break;
+    case Work::Trigger:
+        dma_.trigger(id);
+        break;
+    case Work::Post:
+        link_->post(id);
+        state_ = State::WaitFinish;
+        sb_.wait_finish(id, this);
+        return;
+    }
+    ++executed_;
+    ++pos_;
+    state_ = State::Idle;
+}
+
+void InstructionEngine::step() {
+    const double now = now_ns();
+    switch (state_) {
+    case State::Busy:
+        if (now + kTimeEpsNs < busy_until_) {  // woken early: keep the end-of-instruction wake-up
+            ev_.notify(sc_core::sc_time(busy_until_ - now, sc_core::SC_NS));
+            return;
+        }
+        complete(busy_until_);
+        if (state_ != State::Idle) return;
+        break;
+    case State::WaitFinish:
+        if (!sb_.record(stream_[pos_]).finished()) return;
+        ++executed_;
+        ++pos_;
+        state_ = State::Idle;
+        break;
+    case State::WaitDeps:
+        if (!sb_.deps_met(stream_[pos_])) return;
+        state_ = State::Idle;
+        break;
+    case State::Idle:
+        break;
+    }
+    if (pos_ >= stream_.size()) return;
+    const uint32_t id = stream_[pos_];
+    const Instruction& ins = trace_.instructions()[id];
+    ExecRecord& r = sb_.record(id);
+    if (r.head_ns < 0) r.head_ns = now;
+    if (!sb_.deps_met(id)) {
+        state_ = State::WaitDeps;
+        sb_.wait_deps(id, this);
+        return;
+    }
+    r.ready_ns = now;
+    wait_ns_ += now - r.head_ns;
+    const double dur = cost_.engine_ns(ins);
+    switch (ins.opcode) {
+    case Opcode::DmaCopy:
+        work_ = Work::Trigger;
+        break;
+    case Opcode::SendRecv:
+        if (!link_)
+            throw std::runtime_error("sendrecv " + std::to_string(id) + " on a core without an inter-core link");
+        work_ = Work::Post;
+        break;
+    default:
+        work_ = Work::Compute;
+        sb_.start(id, now);
+        sbuf_.engine_access(ins);
+        if (ins.opcode == Opcode::Activation) regs_.execute(ins);
+        break;
+    }
+    busy_ns_ += dur;
+    busy_until_ = now + dur;
+    state_ = State::Busy;
+    ev_.notify(sc_core::sc_time(dur, sc_core::SC_NS));
+}
+
+}  // namespace bnsim

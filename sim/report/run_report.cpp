@@ -1,0 +1,352 @@
+#include "sim/report/run_report.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "models/cost_model.h"
+#include "models/dma_descriptor.h"
+
+namespace bnsim {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+// Rounds to 1 ps so reports do not carry floating-point noise.
+double ps(double ns) { return std::round(ns * 1000.0) / 1000.0; }
+
+// Busy time each unit would need for a set of instructions (the lower bounds).
+struct Bounds {
+    double engine[kNumEngines] = {};  // summed cost-model time, max over cores
+    double dma_ns = 0;                // descriptor time / engines, max over cores
+    double dma_plateau_ns = 0;        // the same bytes at the engines' plateau rate
+    double dge_ns = 0;                // hardware DGE issue / units, max over cores
+    double hbm_ns = 0;                // HBM bytes / stack bandwidth (shared by the pair)
+    uint64_t dmas = 0, descriptors = 0, desc_bytes = 0, hbm_bytes = 0;
+};
+
+Bounds compute_bounds(const Trace& trace, const CostModel& cost, int phase /* -1: all */) {
+    const HwConfig& hw = cost.hw();
+    const int nc = std::max(1, trace.num_cores);
+    std::vector<std::array<double, kNumEngines>> eng(static_cast<size_t>(nc));
+    for (auto& a : eng) a.fill(0.0);
+    std::vector<double> dma(size_t(nc), 0), plateau(size_t(nc), 0), dge(size_t(nc), 0);
+    Bounds b;
+    for (const auto& in : trace.instructions()) {
+        if (phase >= 0 && in.tag.phase != phase) continue;
+        eng[in.core][size_t(in.engine)] += cost.engine_ns(in);
+        if (!in.is_dma()) continue;
+        const DmaRowShape sh = dma_row_shape(in);
+        dma[in.core] += sh.rows * cost.descriptor_ns(sh.desc_bytes);
+        plateau[in.core] += double(sh.rows) * sh.desc_bytes / hw.dma.engine_bandwidth_gbps;
+        if (in.dma.dge == DgeMode::hardware) dge[in.core] += hw.dma.issue_ns;
+        ++b.dmas;
+        b.descriptors += sh.rows;
+        b.desc_bytes += uint64_t(sh.rows) * sh.desc_bytes;
+        b.hbm_bytes += uint64_t(sh.rows) * sh.hbm_bytes;
+    }
+    for (int c = 0; c < nc; ++c) {
+        for (int e = 0; e < kNumEngines; ++e) b.engine[e] = std::max(b.engine[e], eng[size_t(c)][size_t(e)]);
+        b.dma_ns = std::max(b.dma_ns, dma[size_t(c)] / hw.dma.engines_per_core);
+        b.dma_plateau_ns = std::max(b.dma_plateau_ns, plateau[size_t(c)] / hw.dma.engines_per_core);
+        b.dge_ns = std::max(b.dge_ns, dge[size_t(c)] / hw.dma.hw_dge_units);
+    }
+    b.hbm_ns = double(b.hbm_bytes) / hw.hbm.bandwidth_gbps;
+    return b;
+}
+
+std::string unit_label(const std::string& k) {
+    if (k == "hbm") return "HBM";
+    if (k == "dma") return "DMA";
+    if (k == "dge") return "DGE-issue";
+    std::string u = k;
+    for (auto& ch : u) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+    return u;
+}
+
+json bounds_json(const Bounds& b) {
+    json j;
+    j["hbm_ns"] = ps(b.hbm_ns);
+    j["dma_ns"] = ps(b.dma_ns);
+    j["dma_plateau_ns"] = ps(b.dma_plateau_ns);
+    j["dge_ns"] = ps(b.dge_ns);
+    for (Engine e : kAllEngines) j[std::string(engine_name(e)) + "_ns"] = ps(b.engine[int(e)]);
+    return j;
+}
+
+// Which bound binds, and by how much over the runner-up of the other kind (engines vs data movement).
+json binding_json(const Bounds& b, double duration_ns, std::string& summary) {
+    std::vector<std::pair<std::string, double>> all;
+    for (Engine e : kAllEngines) all.emplace_back(engine_name(e), b.engine[int(e)]);
+    all.emplace_back("dma", b.dma_ns);
+    all.emplace_back("dge", b.dge_ns);
+    all.emplace_back("hbm", b.hbm_ns);
+    auto top = std::max_element(all.begin(), all.end(), [](auto& x, auto& y) { return x.second < y.second; });
+    const bool movement = top->first == "dma" || top->first == "hbm" || top->first == "dge";
+    // Compare against the largest bound of the other kind.
+    std::pair<std::string, double> other{"", 0};
+    for (const auto& p : all) {
+        const bool pm = p.first == "dma" || p.first == "hbm" || p.first == "dge";
+        if (pm != movement && p.second > other.second) other = p;
+    }
+    json j;
+    j["unit"] = top->first;
+    j["bound_ns"] = ps(top->second);
+    j["versus"] = other.first;
+    j["versus_ns"] = ps(other.second);
+    const double ratio = other.second > 0 ? top->second / other.second : 0;
+    j["ratio"] = std::round(ratio * 100) / 100;
+    j["duration_over_bound"] = top->second > 0 ? std::round(duration_ns / top->second * 100) / 100 : 0;
+    std::ostringstream o;
+    o << unit_label(top->first) << "-bound";
+    if (other.second > 0)
+        o << ", " << std::fixed << std::setprecision(1) << ratio << "x over its " << unit_label(other.first)
+          << " time";
+    if (top->second > 0)
+        o << "; runs at " << std::fixed << std::setprecision(2) << duration_ns / top->second << "x that bound";
+    summary = o.str();
+    j["summary"] = summary;
+    return j;
+}
+
+// DMA fixed cost dominates when the descriptors' per-transfer overhead (efficiency below
+// plateau) or the per-DMA fixed latency outweighs the time the bytes need at full rate.
+bool dma_fixed_dominates(const Bounds& b, const HwConfig& hw, std::string& why) {
+    if (b.dmas == 0 || b.dma_plateau_ns <= 0) return false;
+    const double overhead = b.dma_ns - b.dma_plateau_ns;
+    const double per_dma_fixed = hw.dma.issue_ns + hw.dma.dispatch_ns + hw.dma.completion_ns;
+    const double avg_row = double(b.desc_bytes) / double(std::max<uint64_t>(b.descriptors, 1));
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(0) << "DMA fixed cost dominates: " << b.dmas << " DMAs of "
+      << avg_row << " B per partition row run their descriptors at " << std::setprecision(1)
+      << 100.0 * b.dma_plateau_ns / b.dma_ns << "% of the engines' plateau (" << std::setprecision(0)
+      << b.dma_ns / 1000.0 << " us of DMA time for " << b.dma_plateau_ns / 1000.0
+      << " us of data), plus " << per_dma_fixed << " ns of issue/dispatch/completion per DMA";
+    why = o.str();
+    return overhead > b.dma_plateau_ns;
+}
+
+std::string queue_roles(const Trace& trace, int core, int queue) {
+    std::set<std::string> roles;
+    for (const auto& in : trace.instructions())
+        if (in.is_dma() && in.core == core && in.dma.queue == queue) roles.insert(in.tag.what);
+    std::string s;
+    for (const auto& r : roles) s += (s.empty() ? "" : ", ") + r;
+    return s;
+}
+
+}  // namespace
+
+json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r) {
+    const Trace& trace = k.trace;
+    CostModel cost(cfg.hw);
+    json j;
+    j["kernel"] = cfg.kernel;
+    j["config"] = cfg.file;
+    j["hardware"] = cfg.hw.name;
+    j["lnc"] = cfg.lnc;
+    j["schedule"] = r.policy;
+    if (k.info.contains("memory_config")) j["memory_config"] = k.info["memory_config"];
+    if (k.info.contains("sharding")) j["sharding"] = {{"mode", k.info["sharding"]["mode"]}};
+    j["latency_ns"] = ps(r.latency_ns);
+    j["kernel_ns"] = ps(r.kernel_ns);
+    j["launch_ns"] = ps(cfg.hw.launch.fixed_ns);
+    j["instructions"] = trace.size();
+
+    json notes = json::array();
+    // Phases.
+    std::set<int> phase_ids;
+    for (const auto& in : trace.instructions()) phase_ids.insert(in.tag.phase);
+    json phases = json::array();
+    for (int p : phase_ids) {
+        double s = 1e300, e = 0;
+        for (const auto& in : trace.instructions())
+            if (in.tag.phase == p) {
+                s = std::min(s, r.timing[in.id].ready_ns);
+                e = std::max(e, r.timing[in.id].end_ns);
+            }
+        const Bounds b = compute_bounds(trace, cost, p);
+        json ph;
+        ph["name"] = p == 0 ? std::string("setup") : "phase " + std::to_string(p);
+        ph["start_ns"] = ps(s);
+        ph["end_ns"] = ps(e);
+        ph["duration_ns"] = ps(e - s);
+        ph["bounds"] = bounds_json(b);
+        std::string summary;
+        ph["binding"] = binding_json(b, e - s, summary);
+        std::string why;
+        const bool dom = dma_fixed_dominates(b, cfg.hw, why);
+        ph["dma_fixed_cost_dominates"] = dom;
+        if (dom) {
+            ph["dma_note"] = why;
+            notes.push_back(ph["name"].get<std::string>() + ": " + why);
+        }
+        phases.push_back(ph);
+    }
+    j["phases"] = phases;
+
+    // Engines: busy time (max over cores) and utilization.
+    const double kn = std::max(r.kernel_ns, 1e-9);
+    json engines = json::object();
+    for (Engine e : kAllEngines) {
+        double busy = 0;
+        uint64_t n = 0;
+        json per_core = json::array();
+        for (int c = 0; c < trace.num_cores; ++c) {
+            auto it = r.units.find("core" + std::to_string(c) + "." + engine_name(e));
+            const UnitStats u = it == r.units.end() ? UnitStats{} : it->second;
+            busy = std::max(busy, u.busy_ns);
+            n += u.instructions;
+            per_core.push_back({{"busy_ns", ps(u.busy_ns)}, {"instructions", u.instructions}});
+        }
+        if (n == 0) continue;
+        double wait = 0;
+        for (const auto& in : trace.instructions())
+            if (in.engine == e) wait += r.timing[in.id].ready_ns - r.timing[in.id].head_ns;
+        json ej;
+        ej["busy_ns"] = ps(busy);
+        ej["utilization"] = std::round(busy / kn * 10000) / 10000;
+        ej["instructions"] = n;
+        ej["semaphore_wait_ns"] = ps(wait);
+        if (trace.num_cores > 1) ej["cores"] = per_core;
+        engines[engine_name(e)] = ej;
+    }
+    j["engines"] = engines;
+
+    // DMA queues.
+    json queues = json::object();
+    for (int c = 0; c < trace.num_cores; ++c)
+        for (int q = 0; q < cfg.hw.dma.queues_per_engine; ++q) {
+            auto it = r.units.find("core" + std::to_string(c) + ".dma.q" + std::to_string(q));
+            if (it == r.units.end()) continue;
+            json qj;
+            qj["core"] = c;
+            qj["queue"] = q;
+            qj["roles"] = queue_roles(trace, c, q);
+            qj["dmas"] = it->second.instructions;
+            qj["busy_ns"] = ps(it->second.busy_ns);
+            qj["utilization"] = std::round(it->second.busy_ns / kn * 10000) / 10000;
+            queues["core" + std::to_string(c) + ".q" + std::to_string(q)] = qj;
+        }
+    j["dma_queues"] = queues;
+    {
+        double eng_busy = 0;
+        int n_eng = 0;
+        for (const auto& [name, u] : r.units)
+            if (name.find(".dma_engine") != std::string::npos) {
+                eng_busy += u.busy_ns;
+                ++n_eng;
+            }
+        json d;
+        d["engines"] = n_eng;
+        d["engine_busy_ns_avg"] = ps(n_eng ? eng_busy / n_eng : 0);
+        d["engine_utilization"] = n_eng ? std::round(eng_busy / n_eng / kn * 10000) / 10000 : 0;
+        double dge = 0;
+        for (const auto& [name, u] : r.units)
+            if (name.size() > 4 && name.substr(name.size() - 4) == ".dge") dge = std::max(dge, u.busy_ns);
+        d["dge_busy_ns"] = ps(dge);
+        j["dma"] = d;
+    }
+
+    // HBM.
+    {
+        json h;
+        h["bytes_read"] = r.hbm_bytes_read;
+        h["bytes_written"] = r.hbm_bytes_written;
+        const double gbps = double(r.hbm_bytes_read + r.hbm_bytes_written) / kn;
+        h["achieved_gbps"] = std::round(gbps * 100) / 100;
+        h["peak_gbps"] = cfg.hw.hbm.bandwidth_gbps;
+        h["utilization"] = std::round(gbps / cfg.hw.hbm.bandwidth_gbps * 10000) / 10000;
+        j["hbm"] = h;
+    }
+    if (auto it = r.units.find("link"); it != r.units.end())
+        j["link"] = {{"transfers", it->second.instructions}, {"busy_ns", ps(it->second.busy_ns)}};
+
+    // Whole-kernel lower bounds.
+    const Bounds all = compute_bounds(trace, cost, -1);
+    json bj = bounds_json(all);
+    std::string summary;
+    bj["binding"] = binding_json(all, r.kernel_ns, summary);
+    j["bounds"] = bj;
+    std::string why;
+    const bool dom = dma_fixed_dominates(all, cfg.hw, why);
+    j["dma_fixed_cost_dominates"] = dom;
+    if (dom) notes.push_back("kernel: " + why);
+    j["notes"] = notes;
+    return j;
+}
+
+namespace {
+std::string us(double ns) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(2) << ns / 1000.0 << " us";
+    return o.str();
+}
+std::string pct(double f) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(1) << f * 100.0 << "%";
+    return o.str();
+}
+}  // namespace
+
+void print_run_report(const json& r, std::ostream& out) {
+    out << "kernel      " << r["kernel"].get<std::string>() << " on " << r["hardware"].get<std::string>()
+        << ", lnc=" << r["lnc"] << ", schedule=" << r["schedule"].get<std::string>() << "\n";
+    if (r.contains("memory_config")) {
+        const json& m = r["memory_config"];
+        out << "memory      f_tile=" << m["f_tile"] << " interleave=" << m["interleave"]
+            << " replication=" << m["replication"]
+            << " direct_x_residency=" << (m["direct_x_residency"].get<bool>() ? "on" : "off") << " ("
+            << m["source"].get<std::string>() << ")";
+        if (r.contains("sharding")) out << ", sharding " << r["sharding"]["mode"].get<std::string>();
+        out << "\n";
+    }
+    out << "latency     " << us(r["latency_ns"].get<double>()) << " (kernel " << us(r["kernel_ns"].get<double>())
+        << " + launch " << us(r["launch_ns"].get<double>()) << "), " << r["instructions"] << " instructions\n";
+    out << "phases\n";
+    for (const auto& p : r["phases"])
+        out << "  " << std::left << std::setw(9) << p["name"].get<std::string>() << std::right << " "
+            << std::setw(11) << us(p["start_ns"].get<double>()) << " -> " << std::setw(11)
+            << us(p["end_ns"].get<double>()) << "  (" << us(p["duration_ns"].get<double>()) << ")  "
+            << p["binding"]["summary"].get<std::string>() << "\n";
+    out << "engines     busy / utilization / instructions / semaphore wait\n";
+    for (auto it = r["engines"].begin(); it != r["engines"].end(); ++it)
+        out << "  " << std::left << std::setw(6) << it.key() << std::right << std::setw(12)
+            << us(it.value()["busy_ns"].get<double>()) << "  " << std::setw(6)
+            << pct(it.value()["utilization"].get<double>()) << "  " << std::setw(6) << it.value()["instructions"]
+            << "  " << us(it.value()["semaphore_wait_ns"].get<double>()) << "\n";
+    out << "dma queues  busy / utilization / DMAs\n";
+    for (auto it = r["dma_queues"].begin(); it != r["dma_queues"].end(); ++it)
+        out << "  " << std::left << std::setw(9) << it.key() << std::right << std::setw(12)
+            << us(it.value()["busy_ns"].get<double>()) << "  " << std::setw(6)
+            << pct(it.value()["utilization"].get<double>()) << "  " << std::setw(5) << it.value()["dmas"] << "  "
+            << it.value()["roles"].get<std::string>() << "\n";
+    out << "dma engines avg busy " << us(r["dma"]["engine_busy_ns_avg"].get<double>()) << " ("
+        << pct(r["dma"]["engine_utilization"].get<double>()) << "), DGE issue busy "
+        << us(r["dma"]["dge_busy_ns"].get<double>()) << "\n";
+    const json& h = r["hbm"];
+    out << "hbm         read " << std::fixed << std::setprecision(2)
+        << h["bytes_read"].get<double>() / 1048576.0 << " MiB, written "
+        << h["bytes_written"].get<double>() / 1048576.0 << " MiB, achieved " << h["achieved_gbps"].get<double>()
+        << " GB/s of " << h["peak_gbps"].get<double>() << " (" << pct(h["utilization"].get<double>()) << ")\n";
+    if (r.contains("link"))
+        out << "link        " << r["link"]["transfers"] << " sendrecv exchanges, busy "
+            << us(r["link"]["busy_ns"].get<double>()) << "\n";
+    const json& b = r["bounds"];
+    out << "bounds      hbm " << us(b["hbm_ns"].get<double>()) << ", dma " << us(b["dma_ns"].get<double>())
+        << " (plateau " << us(b["dma_plateau_ns"].get<double>()) << "), dge " << us(b["dge_ns"].get<double>());
+    for (Engine e : kAllEngines) {
+        const std::string k = std::string(engine_name(e)) + "_ns";
+        if (b[k].get<double>() > 0) out << ", " << engine_name(e) << " " << us(b[k].get<double>());
+    }
+    out << "\n            whole kernel: " << b["binding"]["summary"].get<std::string>() << "\n";
+    for (const auto& n : r["notes"]) out << "note        " << n.get<std::string>() << "\n";
+}
+
+}  // namespace bnsim

@@ -1,0 +1,19 @@
+#pragma once
+// What `bnsim run` reports: predicted latency, phases and which unit bounds each, per-engine and
+// per-DMA-queue busy time, HBM traffic, and the lower bounds the latency is checked against.
+// Everything derives from the trace, the hardware config and the simulation result, so the
+// same config gives byte-identical JSON.
+#include <iosfwd>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/kernel_target.h"
+#include "sim/config/run_config.h"
+#include "sim/simulate.h"
+
+namespace bnsim {
+
+nlohmann::ordered_json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r);
+void print_run_report(const nlohmann::ordered_json& report, std::ostream& out);
+
+}  // namespace bnsim

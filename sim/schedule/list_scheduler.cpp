@@ -1,0 +1,168 @@
+// The default scheduling policy: a list scheduler, as an approximation of the NKI compiler's.
+//
+// How it approximates the compiler. The NKI compiler reorders each engine's instruction stream
+// within the data dependencies (the same RAW/WAR/WAW edges this trace derives) using its own
+// cost estimates, then each engine runs its stream in order and cross-engine edges become
+// semaphore waits. We do the same with the simulator's cost model: each core is scheduled on its
+// own (as NKI compiles each SPMD program on its own) by simulating an idealised core —
+//  * each engine is a resource busy for the instruction's cost-model time (a DMA trigger only
+//    for the trigger: it does not block the stream);
+//  * a DMA's result time is estimated from its lifecycle: the hardware DGE unit that frees
+//    first (issue), dispatch, its per-row descriptors on the DMA engines each engine serving its
+//    rows back to back after what it already holds (efficiency curve included), HBM/SBUF access
+//    latency and completion — so many loads in flight are seen to share the DMA engines;
+//  * a sendrecv's result time is its trigger plus the link transfer (the rendezvous is not
+//    estimated).
+// At each step the engine that can start something earliest takes, among its instructions
+// whose dependencies are all met by then, the one earliest in program order (the compiler keeps
+// source order unless the dependencies let something run sooner). So tile i+1's loads, which
+// only wait for their slot to be free, move ahead of tile i's direct_x store, which waits for
+// tile i's compute — the reordering multibuffering relies on.
+// What it does not do: model HBM contention between the two cores of a pair, PSUM, explicit
+// schedule edges or no_reorder blocks (the trace has none), or the compiler's real heuristics,
+// which are not published.
+#include <algorithm>
+#include <limits>
+#include <queue>
+
+#include "models/dma_descriptor.h"
+#include "sim/schedule/schedule.h"
+
+namespace bnsim {
+namespace {
+
+struct CoreScheduler {
+    const Trace& trace;
+    const CostModel& cost;
+    const HwConfig& hw;
+    Schedule& out;
+    int core;
+
+    using Pending = std::pair<double, uint32_t>;  // (dependency-ready time, id)
+    struct EngineQ {
+        std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending;
+        std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> available;
+        double free_at = 0;
+    };
+
+    void run() {
+        const auto& ins = trace.instructions();
+        std::vector<uint32_t> mine;
+        for (const auto& in : ins)
+            if (in.core == core) mine.push_back(in.id);
+        std::vector<uint32_t> indeg(ins.size(), 0);
+        std::vector<uint32_t> off(ins.size() + 1, 0);
+        for (uint32_t id : mine) {
+            indeg[id] = uint32_t(ins[id].deps.size());
+            for (uint32_t d : ins[id].deps) ++off[d + 1];
+        }
+        for (size_t i = 0; i < ins.size(); ++i) off[i + 1] += off[i];
+        std::vector<uint32_t> adj(off[ins.size()]);
+        std::vector<uint32_t> fill(off.begin(), off.end() - 1);
+        for (uint32_t id : mine)
+            for (uint32_t d : ins[id].deps) adj[fill[d]++] = id;
+
+        std::vector<EngineQ> q(kNumEngines);
+        std::vector<double> dge_free(size_t(hw.dma.hw_dge_units), 0.0);
+        std::vector<double> dma_free(size_t(hw.dma.engines_per_core), 0.0);
+        std::vector<double> dep_ready(ins.size(), 0.0);
+        for (uint32_t id : mine)
+            if (indeg[id] == 0) q[size_t(ins[id].engine)].pending.push({0.0, id});
+
+        size_t scheduled = 0;
+        std::vector<char> done(ins.size(), 0);
+        auto& streams = out.cores[size_t(core)];
+        while (scheduled < mine.size()) {
+            // The engine that can start something earliest.
+            int best = -1;
+            double best_t = std::numeric_limits<double>::infinity();
+            for (int e = 0; e < kNumEngines; ++e) {
+                EngineQ& eq = q[size_t(e)];
+                if (eq.available.empty() && eq.pending.empty()) continue;
+                double t = eq.free_at;
+                if (eq.available.empty()) t = std::max(t, eq.pending.top().first);
+                if (t < best_t) {
+                    best_t = t;
+                    best = e;
+                }
+            }
+            if (best < 0) {  // a dependency cycle: nothing is ready; leave it to the simulator to report
+                out.stuck = true;
+                for (uint32_t id : mine)
+                    if (!done[id]) streams[size_t(ins[id].engine)].push_back(id);
+                return;
+            }
+            EngineQ& eq = q[size_t(best)];
+            while (!eq.pending.empty() && eq.pending.top().first <= best_t) {
+                eq.available.push(eq.pending.top().second);
+                eq.pending.pop();
+            }
+            const uint32_t id = eq.available.top();
+            eq.available.pop();
+            const Instruction& in = ins[id];
+            const double start = best_t;
+            const double occupy = cost.engine_ns(in);
+            eq.free_at = start + occupy;
+            double result = start + occupy;
+            if (in.is_dma()) {
+                result = estimate_dma(in, start + occupy, dge_free, dma_free);
+            } else if (in.opcode == Opcode::SendRecv) {
+                result = start + occupy + cost.sendrecv_ns(in);
+            }
+            out.est_start[id] = start;
+            out.est_end[id] = result;
+            streams[size_t(best)].push_back(id);
+            done[id] = 1;
+            ++scheduled;
+            for (uint32_t k = off[id]; k < off[id + 1]; ++k) {
+                const uint32_t d = adj[k];
+                dep_ready[d] = std::max(dep_ready[d], result);
+                if (--indeg[d] == 0) q[size_t(ins[d].engine)].pending.push({dep_ready[d], d});
+            }
+        }
+    }
+
+    double estimate_dma(const Instruction& in, double triggered, std::vector<double>& dge_free,
+                        std::vector<double>& dma_free) const {
+        double dispatch = triggered;
+        if (in.dma.dge == DgeMode::hardware) {
+            auto it = std::min_element(dge_free.begin(), dge_free.end());
+            const double s = std::max(triggered, *it);
+            *it = s + hw.dma.issue_ns;
+            dispatch = *it;
+        }
+        dispatch += hw.dma.dispatch_ns;
+        const DmaRowShape sh = dma_row_shape(in);
+        const double per_row = cost.descriptor_ns(sh.desc_bytes);
+        double data_end = dispatch;
+        // Rows are dealt to engines in blocks of rows_per_engine.
+        std::vector<uint32_t> rows_on(dma_free.size(), 0);
+        for (uint32_t r = 0; r < sh.rows; ++r) ++rows_on[dma_engine_of_row(hw, r)];
+        for (size_t e = 0; e < dma_free.size(); ++e) {
+            if (!rows_on[e]) continue;
+            const double s = std::max(dispatch, dma_free[e]);
+            dma_free[e] = s + rows_on[e] * per_row;
+            data_end = std::max(data_end, dma_free[e]);
+        }
+        double lat = 0;
+        if (sh.hbm_read || sh.hbm_write) lat += hw.hbm.latency_ns;
+        if (sh.sbuf_side) lat += hw.sbuf.access_latency_ns;
+        return data_end + lat + hw.dma.completion_ns;
+    }
+};
+
+}  // namespace
+
+Schedule schedule_list(const Trace& trace, const CostModel& cost) {
+    Schedule s;
+    s.cores.resize(size_t(trace.num_cores));
+    s.est_start.assign(trace.size(), 0.0);
+    s.est_end.assign(trace.size(), 0.0);
+    for (int c = 0; c < trace.num_cores; ++c) {
+        CoreScheduler cs{trace, cost, cost.hw(), s, c};
+        cs.run();
+    }
+    return s;
+}
+
+}  // namespace bnsim
