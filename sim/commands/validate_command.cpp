@@ -13,6 +13,7 @@
 #include "numerics/runners.h"
 #include "sim/commands/command.h"
 #include "sim/report/validate_report.h"
+#include "sim/simulate.h"
 
 namespace bnsim {
 namespace {
@@ -49,7 +50,7 @@ void add_validate_command(CLI::App& app) {
     auto inputs = std::make_shared<std::string>();
     auto outputs = std::make_shared<std::string>();
     auto save_inputs = std::make_shared<std::string>();
-    auto order = std::make_shared<std::string>("sequential");
+    auto order = std::make_shared<std::string>("timing");
     opts->add_to(*cmd);
     cmd->add_option("--inputs", *inputs,
                     "read dy.npy, x_in.npy, means.npy, variances.npy, gamma.npy, beta.npy (and relu_mask.npy) "
@@ -57,9 +58,9 @@ void add_validate_command(CLI::App& app) {
     cmd->add_option("--outputs", *outputs, "write the kernel's dx.npy, dgamma.npy, dbeta.npy (float32) to DIR");
     cmd->add_option("--save-inputs", *save_inputs, "write the inputs used as .npy files to DIR");
     cmd->add_option("--order", *order,
-                    "instruction order: sequential (each core's program order), dataflow (as soon as the "
-                    "trace's dependencies allow)")
-        ->check(CLI::IsMember({"sequential", "dataflow"}));
+                    "instruction order: timing (as the timing simulation runs them, the default), sequential "
+                    "(each core's program order), dataflow (as soon as the trace's dependencies allow)")
+        ->check(CLI::IsMember({"timing", "sequential", "dataflow"}));
     cmd->callback([=]() {
         RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
         if (!cfg.batch_norm_bwd)
@@ -100,7 +101,19 @@ void add_validate_command(CLI::App& app) {
         vo.sbuf_bytes_per_partition = bpp;
         ValidateContext ctx;
         num::Runner runner;
-        if (*order == "dataflow") {
+        double sim_latency_ns = 0;
+        if (*order == "timing") {
+            const HwConfig hw = cfg.hw;
+            const SchedulePolicy policy = cfg.schedule;
+            runner = [hw, policy, &sim_latency_ns](const Trace& t, ExecutionObserverIF& obs) {
+                SimOptions so;
+                so.policy = policy;
+                so.observer = &obs;
+                sim_latency_ns = simulate(hw, t, so).latency_ns;
+            };
+            ctx.order = std::string("timing-simulation order (") +
+                        (policy == SchedulePolicy::list ? "list" : "program_order") + " schedule)";
+        } else if (*order == "dataflow") {
             runner = num::run_dataflow;
             ctx.order = "dataflow order (each instruction as soon as its recorded dependencies finish)";
         } else {
@@ -122,6 +135,11 @@ void add_validate_command(CLI::App& app) {
             o << in.source << ": x_in " << dist(s.x_in) << ", dy " << dist(s.dy) << ", gamma U[" << s.gamma_lo << ", "
               << s.gamma_hi << "], beta U[" << s.beta_lo << ", " << s.beta_hi << "]; statistics from x_in";
             ctx.inputs = o.str();
+        }
+        if (sim_latency_ns > 0) {
+            std::ostringstream o;
+            o << ctx.order << ", simulated latency " << sim_latency_ns / 1000.0 << " us";
+            ctx.order = o.str();
         }
         ctx.operand_bits = vo.scale_bias_operand_bits;
         ctx.memory_bytes_estimate = need;
