@@ -1,11 +1,148 @@
-// PLACEHOLDER: replaced by the calibrate implementation.
+// bnsim calibrate: run the calibration microbenchmarks behind the public trn2 measurements and
+// print the simulator's error on each (configs/calibration/measurements.yaml).
+//
+// SystemC elaborates once per process, so every row runs in a child process of this same
+// executable: `bnsim calibrate --measure CONFIG --metric NAME` (hidden options) simulates one
+// config and prints {"value": ...}; the parent collects, scores and reports.
+#include <filesystem>
+#include <iostream>
+
+#include "sim/calibration/measurements.h"
+#include "sim/calibration/metrics.h"
+#include "sim/calibration/subprocess.h"
 #include "sim/commands/command.h"
+#include "sim/config/config_error.h"
+#include "sim/report/calibration_report.h"
+#include "sim/simulate.h"
 
 namespace bnsim {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct CalibrateOptions {
+    std::string measurements;
+    std::vector<std::string> sets;
+    std::vector<std::string> only;
+    bool json = false;
+    double timeout_s = 120;
+    // hidden: one measurement in this process
+    std::string measure;
+    std::string metric;
+};
+
+std::string default_measurements() {
+    const std::string rel = "configs/calibration/measurements.yaml";
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(rel, ec)) return rel;
+    return std::string(BNSIM_CONFIG_DIR) + "/calibration/measurements.yaml";
+}
+
+// Child mode: simulate one config, print the metric.
+void measure_one(const CalibrateOptions& o) {
+    RunConfig cfg = load_run_config(o.measure, parse_overrides(o.sets));
+    GeneratedKernel k = cfg.generate();
+    SimOptions so;
+    so.policy = cfg.schedule;
+    const SimResult r = simulate(cfg.hw, k.trace, so);
+    json out;
+    out["metric"] = o.metric;
+    out["value"] = compute_metric(o.metric, cfg.hw, k, r);
+    std::cout << out.dump() << "\n";
+}
+
+// One metric of one config, in a child process.
+double run_metric(const std::string& exe, const std::string& config, const std::string& metric,
+                  const std::vector<std::string>& sets, double timeout_s) {
+    std::vector<std::string> args{"calibrate", "--measure", config, "--metric", metric};
+    for (const auto& s : sets) {
+        args.push_back("--set");
+        args.push_back(s);
+    }
+    const ChildResult c = run_child(exe, args, timeout_s);
+    if (c.timed_out) throw std::runtime_error(config + ": no result after " + std::to_string(int(timeout_s)) + " s (killed)");
+    if (c.exit_code != 0) {
+        std::string msg = c.err;
+        while (!msg.empty() && (msg.back() == '\n' || msg.back() == '\r')) msg.pop_back();
+        const auto nl = msg.rfind('\n');
+        if (nl != std::string::npos) msg = msg.substr(nl + 1);
+        if (msg.empty()) msg = "exit code " + std::to_string(c.exit_code);
+        throw std::runtime_error(config + ": " + msg);
+    }
+    try {
+        return json::parse(c.out).at("value").get<double>();
+    } catch (const std::exception& e) {
+        throw std::runtime_error(config + ": unreadable child output: " + e.what());
+    }
+}
+
+bool selected(const Measurement& m, const std::vector<std::string>& only) {
+    if (only.empty()) return true;
+    for (const auto& p : only)
+        if (m.id.rfind(p, 0) == 0) return true;
+    return false;
+}
+
+int calibrate(const CalibrateOptions& o) {
+    const MeasurementSet set = load_measurements(o.measurements.empty() ? default_measurements() : o.measurements);
+    const Overrides overrides = parse_overrides(o.sets);  // checked once, up front
+    const std::string exe = self_executable();
+    std::vector<CalibrationRow> rows;
+    for (const auto& m : set.rows) {
+        if (!selected(m, o.only)) continue;
+        CalibrationRow row;
+        row.m = m;
+        try {
+            if (m.metric == "hw_parameter") {
+                row.simulated = hw_parameter(load_run_config(m.config, overrides).hw, m.parameter);
+            } else {
+                row.simulated = run_metric(exe, m.config, m.metric, o.sets, o.timeout_s);
+                if (m.baseline) row.simulated -= run_metric(exe, *m.baseline, m.metric, o.sets, o.timeout_s);
+            }
+            row.ran = true;
+        } catch (const std::exception& e) {
+            row.error = e.what();
+        }
+        score(row, set.tolerance_pct);
+        rows.push_back(std::move(row));
+    }
+    if (rows.empty()) throw ConfigError("--only matched no measurement id");
+    const json report = calibration_json(set, rows);
+    if (o.json)
+        std::cout << report.dump(2) << "\n";
+    else
+        print_calibration_table(report, std::cout);
+    return report["pass"].get<bool>() ? 0 : 1;
+}
+
+}  // namespace
 
 void add_calibrate_command(CLI::App& app) {
-    auto* cmd = app.add_subcommand("calibrate", "(not implemented yet)");
-    cmd->callback([]() { throw std::runtime_error("bnsim calibrate: not implemented yet"); });
+    auto* cmd = app.add_subcommand(
+        "calibrate", "run the calibration microbenchmarks and print the simulator's error on each public "
+                     "trn2 measurement; exits 1 if any is outside the tolerance");
+    auto o = std::make_shared<CalibrateOptions>();
+    cmd->add_option("--measurements", o->measurements,
+                    "measurements file (default configs/calibration/measurements.yaml)");
+    cmd->add_option("--set", o->sets, "override a config key in every run: dotted.key=value (repeatable); "
+                                      "hardware.* keys override the hardware preset, e.g. to try a parameter");
+    cmd->add_option("--only", o->only, "run only the rows whose id starts with this (repeatable), e.g. M2");
+    cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
+    cmd->add_option("--timeout", o->timeout_s, "seconds a row's run may take before it is killed and reported")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    // Hidden: the per-row child process.
+    cmd->add_option("--measure", o->measure, "simulate one run config and print one metric")->group("");
+    cmd->add_option("--metric", o->metric, "the metric --measure prints")->group("");
+    cmd->callback([o]() {
+        if (!o->measure.empty()) {
+            if (o->metric.empty()) throw ConfigError("--measure needs --metric");
+            measure_one(*o);
+            return;
+        }
+        const int rc = calibrate(*o);
+        if (rc != 0) throw CLI::RuntimeError(rc);
+    });
 }
 
 }  // namespace bnsim

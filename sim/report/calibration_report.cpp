@@ -73,7 +73,7 @@ void print_calibration_table(const json& r, std::ostream& out) {
     const double tol = r["tolerance_pct"].get<double>();
     out << "calibration against " << r["measurements"].get<std::string>() << " (tolerance " << tol
         << "%; * = third-party figure)\n";
-    out << std::left << std::setw(27) << "id" << std::setw(24) << "metric" << std::right << std::setw(12)
+    out << std::left << std::setw(27) << "id" << std::setw(30) << "metric" << std::right << std::setw(12)
         << "measured" << std::setw(12) << "simulated" << std::setw(9) << "error" << "  within\n";
     for (const auto& row : r["rows"]) {
         const std::string metric = row["metric"].get<std::string>();
@@ -81,7 +81,7 @@ void print_calibration_table(const json& r, std::ostream& out) {
         if (row.contains("parameter")) shown = row["parameter"].get<std::string>();
         if (row.contains("baseline")) shown += " (diff)";
         std::string id = row["id"].get<std::string>() + (row["third_party"].get<bool>() ? " *" : "");
-        out << std::left << std::setw(27) << id << std::setw(24) << shown << std::right << std::setw(12)
+        out << std::left << std::setw(27) << id << std::setw(30) << shown << std::right << std::setw(12)
             << value(metric, row["measured"].get<double>());
         if (row["simulated"].is_null()) {
             out << std::setw(12) << "-" << std::setw(9) << "-" << "  FAILED: " << row["error"].get<std::string>() << "\n";
