@@ -64,7 +64,8 @@ static std::string value(const std::string& metric, double v) {
     } else if (std::fabs(v) >= 10000) {
         o << std::fixed << std::setprecision(2) << v / 1000 << " us";
     } else {
-        o << std::fixed << std::setprecision(v < 100 ? 1 : 0) << v << " ns";
+        const bool whole = std::fabs(v - std::round(v)) < 0.05;
+        o << std::fixed << std::setprecision(v < 100 || (v < 1000 && !whole) ? 1 : 0) << v << " ns";
     }
     return o.str();
 }
