@@ -8,6 +8,7 @@
 #include "numerics/bn_validate.h"
 #include "numerics/runners.h"
 #include "sim/config/run_config.h"
+#include "sim/simulate.h"
 
 namespace bnsim::test {
 
@@ -25,10 +26,25 @@ inline num::ValidateOptions validate_options(const RunConfig& cfg) {
     return vo;
 }
 
-inline num::ValidateResult validate(const Overrides& sets, const num::Runner& run = num::run_sequential) {
+// The order the timing simulation runs the instructions in. SystemC elaborates once per
+// process: a test case may use this runner once (other runs use run_sequential/run_dataflow).
+inline num::Runner timing_runner(const RunConfig& cfg) {
+    const HwConfig hw = cfg.hw;
+    const SchedulePolicy policy = cfg.schedule;
+    return [hw, policy](const Trace& t, ExecutionObserverIF& obs) {
+        SimOptions so;
+        so.policy = policy;
+        so.observer = &obs;
+        simulate(hw, t, so);
+    };
+}
+
+// Validates the default config with overrides; by default in the timing simulation's order.
+inline num::ValidateResult validate(const Overrides& sets, num::Runner run = nullptr) {
     RunConfig cfg = numerics_config(sets);
     GeneratedKernel k = cfg.generate();
     num::BnInputs in = num::generate_inputs(*cfg.batch_norm_bwd, cfg.numerics.inputs);
+    if (!run) run = timing_runner(cfg);
     return num::validate_batch_norm_bwd(k.trace, *cfg.batch_norm_bwd, in, validate_options(cfg), run);
 }
 

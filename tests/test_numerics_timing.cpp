@@ -2,31 +2,17 @@
 #include <catch2/catch.hpp>
 
 #include "numerics_test_util.h"
-#include "sim/simulate.h"
 
 using namespace bnsim;
 using namespace bnsim::num;
 
-namespace {
-
-Runner timing(const RunConfig& cfg) {
-    const HwConfig hw = cfg.hw;
-    const SchedulePolicy policy = cfg.schedule;
-    return [hw, policy](const Trace& t, ExecutionObserverIF& obs) {
-        SimOptions so;
-        so.policy = policy;
-        so.observer = &obs;
-        simulate(hw, t, so);
-    };
-}
-
-}  // namespace
+using test::timing_runner;
 
 TEST_CASE("timing order: batch-sharded LNC=2 kernel matches the oracle with no hazards", "[numerics][timing]") {
     RunConfig cfg = test::numerics_config(test::small(5, 64, {{"lnc", "2"}, {"fuse_relu", "true"}}));
     GeneratedKernel k = cfg.generate();
     auto in = generate_inputs(*cfg.batch_norm_bwd, cfg.numerics.inputs);
-    ValidateResult r = validate_batch_norm_bwd(k.trace, *cfg.batch_norm_bwd, in, test::validate_options(cfg), timing(cfg));
+    ValidateResult r = validate_batch_norm_bwd(k.trace, *cfg.batch_norm_bwd, in, test::validate_options(cfg), timing_runner(cfg));
     INFO((r.hazards.empty() ? "" : r.hazards[0].text));
     CHECK(r.hazards.empty());
     CHECK(r.pass);
@@ -59,7 +45,7 @@ TEST_CASE("timing order: a dropped WAR edge lets the scheduler overwrite a live 
     }
     REQUIRE(!changed.empty());
     auto in = generate_inputs(*cfg.batch_norm_bwd, cfg.numerics.inputs);
-    ValidateResult r = validate_batch_norm_bwd(t, *cfg.batch_norm_bwd, in, test::validate_options(cfg), timing(cfg));
+    ValidateResult r = validate_batch_norm_bwd(t, *cfg.batch_norm_bwd, in, test::validate_options(cfg), timing_runner(cfg));
     REQUIRE_FALSE(r.hazards.empty());
     CHECK(r.hazards[0].kind == "WAR");
     WARN("first hazard under the timing simulation: " << r.hazards[0].text);

@@ -1,4 +1,5 @@
-// The emulated kernel on real data against the float64 reference and the float32 oracle.
+// The emulated kernel on real data against the float64 reference and the float32 oracle, in the
+// order the timing simulation runs the instructions unless a test says otherwise.
 #include <catch2/catch.hpp>
 
 #include "numerics_test_util.h"
@@ -80,7 +81,8 @@ TEST_CASE("validate: LNC=2 batch sharding (sendrecv exchange)", "[numerics][vali
     RunConfig cfg = test::numerics_config(small(5, 64, {{"lnc", "2"}}));
     CHECK(cfg.generate().info["sharding"]["mode"] == "batch");
     require_pass(validate(small(5, 64, {{"lnc", "2"}})));
-    // Also when instructions run as early as their dependencies allow.
+    // Also in program order, and when instructions run as early as their dependencies allow.
+    require_pass(validate(small(5, 64, {{"lnc", "2"}}), run_sequential));
     require_pass(validate(small(5, 64, {{"lnc", "2"}}), run_dataflow));
 }
 
@@ -123,14 +125,15 @@ TEST_CASE("validate: a recomputed mask flips only at the ReLU kink", "[numerics]
     // The flips come from the 18-bit scale/bias operand path: an exact fp32 path has none.
     Overrides exact = base;
     exact.emplace_back("numerics.precision.scale_bias_operand_bits", "24");
-    ValidateResult e = validate(exact);
+    ValidateResult e = validate(exact, run_sequential);
     CHECK(e.mask.flips == 0);
 }
 
 TEST_CASE("validate: a bf16 dy*x product costs dgamma precision as mean(x) grows", "[numerics][validate][whatif]") {
     auto run = [](const char* mean, const char* product) {
         return validate({{"shape.B", "16"}, {"shape.C", "64"}, {"shape.H", "32"}, {"shape.W", "32"},
-                         {"numerics.x_in.mean", mean}, {"numerics.precision.dyx_product", product}});
+                         {"numerics.x_in.mean", mean}, {"numerics.precision.dyx_product", product}},
+                        run_sequential);
     };
     ValidateResult f5 = run("5", "float32"), b5 = run("5", "bfloat16"), b20 = run("20", "bfloat16");
     require_pass(f5);
