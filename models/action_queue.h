@@ -2,6 +2,7 @@
 // Timed actions of an event-driven module: the module's SC_METHOD runs what is due and re-arms
 // one sc_event for the earliest pending action (DRAMSys's controller pattern), so nothing ticks
 // while nothing is due. Ties run in insertion order, which keeps runs deterministic.
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -15,6 +16,14 @@ namespace bnsim {
 // sc_time rounds them to the resolution, so comparisons must allow for it.
 constexpr double kTimeEpsNs = 1e-3;
 
+// The current simulated time in ns, exactly as SystemC holds it (an integer count of its time
+// resolution, 1 ps by default). Every time the models record comes from here, so records and
+// observer calls are ordered exactly as SystemC ran them.
+inline double now_ns() {
+    static const double per_ns = std::round(1e-9 / sc_core::sc_get_time_resolution().to_seconds());
+    return sc_core::sc_time_stamp().to_double() / per_ns;
+}
+
 class ActionQueue {
 public:
     explicit ActionQueue(sc_core::sc_event& ev) : ev_(ev) {}
@@ -26,7 +35,7 @@ public:
     }
     // Runs every action due at the current time; call from the owner's SC_METHOD.
     void run_due() {
-        const double now = sc_core::sc_time_stamp().to_seconds() * 1e9;
+        const double now = now_ns();
         while (!heap_.empty() && heap_.top().t <= now + kTimeEpsNs) {
             auto fn = heap_.top().fn;
             heap_.pop();
@@ -45,7 +54,7 @@ private:
     };
     void rearm() {
         if (heap_.empty()) return;
-        const double now = sc_core::sc_time_stamp().to_seconds() * 1e9;
+        const double now = now_ns();
         const double d = heap_.top().t - now;
         ev_.notify(d > 0 ? sc_core::sc_time(d, sc_core::SC_NS) : sc_core::SC_ZERO_TIME);
     }
@@ -54,6 +63,6 @@ private:
     uint64_t seq_ = 0;
 };
 
-inline double now_ns() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
+
 
 }  // namespace bnsim

@@ -60,7 +60,7 @@ void DmaController::descriptor_started(const DmaDescriptor& d, double start_ns, 
         sb_.record(id).data_end_ns = f.last_land;
         const double done = f.last_land + cost_.hw().dma.completion_ns;
         inflight_.erase(id);
-        actions_.at(done, [this, id, done] { sb_.finish(id, done); });
+        actions_.at(done, [this, id] { sb_.finish(id, now_ns()); });
     }
 }
 

@@ -44,7 +44,7 @@ void InstructionEngine::step() {
             ev_.notify(sc_core::sc_time(busy_until_ - now, sc_core::SC_NS));
             return;
         }
-        complete(busy_until_);
+        complete(now);
         if (state_ != State::Idle) return;
         break;
     case State::WaitFinish:

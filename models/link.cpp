@@ -31,9 +31,9 @@ void Link::post(uint32_t id) {
     bytes_ += ins.srcs.empty() ? 0 : ins.srcs[0].region.bytes();
     bytes_ += o.srcs.empty() ? 0 : o.srcs[0].region.bytes();
     const double done = now + dur;
-    actions_.at(done, [this, id, other, done] {
-        sb_.finish(other, done);
-        sb_.finish(id, done);
+    actions_.at(done, [this, id, other] {
+        sb_.finish(other, now_ns());
+        sb_.finish(id, now_ns());
     });
 }
 

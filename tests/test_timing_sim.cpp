@@ -1,0 +1,236 @@
+// End-to-end timing runs in-process: simulate() elaborates SystemC once per process, and every
+// test case runs in its own process (catch_discover_tests), so each case simulates once.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "sim/config/run_config.h"
+#include "sim/report/run_report.h"
+#include "sim/simulate.h"
+
+using namespace bnsim;
+
+namespace {
+
+RunConfig config(const Overrides& o = {}) {
+    return load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml", o);
+}
+
+const Instruction* find(const Trace& t, int phase, const char* what, int unit, int core = 0) {
+    for (const auto& in : t.instructions())
+        if (in.core == core && in.tag.phase == phase && in.tag.unit == unit && std::strcmp(in.tag.what, what) == 0)
+            return &in;
+    return nullptr;
+}
+
+Operand sb(uint8_t core, uint32_t p, uint64_t addr, uint64_t bytes) {
+    Operand o;
+    o.region.space = Space::Sbuf;
+    o.region.core = core;
+    o.region.row_hi = p;
+    o.region.byte_lo = addr;
+    o.region.byte_hi = addr + bytes;
+    o.dtype = DType::fp32;
+    return o;
+}
+
+// Records the observer calls to check their order.
+struct Recorder : ExecutionObserverIF {
+    std::vector<double> starts, finishes;
+    std::vector<int> started, finished;
+    double last = -1;
+    bool ordered = true;
+    explicit Recorder(size_t n) : started(n, 0), finished(n, 0) {}
+    void on_start(const Instruction& in, double t) override {
+        ordered = ordered && t + 1e-9 >= last;
+        last = t;
+        ++started[in.id];
+        starts.push_back(t);
+    }
+    void on_finish(const Instruction& in, double t) override {
+        ordered = ordered && t + 1e-9 >= last && started[in.id] == 1;
+        last = t;
+        ++finished[in.id];
+        finishes.push_back(t);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("timing: seed shape finishes, observer sees every instruction in time order, latency >= every bound") {
+    RunConfig cfg = config();
+    GeneratedKernel k = cfg.generate();
+    Recorder rec(k.trace.size());
+    SimOptions so;
+    so.observer = &rec;
+    SimResult r = simulate(cfg.hw, k.trace, so);
+    CHECK(rec.ordered);
+    for (size_t i = 0; i < k.trace.size(); ++i) {
+        CHECK(rec.started[i] == 1);
+        CHECK(rec.finished[i] == 1);
+        const auto& t = r.timing[i];
+        CHECK(t.head_ns <= t.ready_ns);
+        CHECK(t.ready_ns <= t.start_ns + 1e-6);
+        CHECK(t.start_ns <= t.end_ns);
+        for (uint32_t d : k.trace.instructions()[i].deps) CHECK(r.timing[d].end_ns <= t.start_ns + 1e-6);
+    }
+    CHECK(r.latency_ns == Approx(r.kernel_ns + cfg.hw.launch.fixed_ns));
+    // HBM traffic is the trace's
+    const TraceStats st = compute_stats(k.trace);
+    CHECK(r.hbm_bytes_read == st.hbm_read_bytes);
+    CHECK(r.hbm_bytes_written == st.hbm_write_bytes);
+
+    auto j = run_report_json(cfg, k, r);
+    const double kernel = j["kernel_ns"].get<double>();
+    for (auto it = j["bounds"].begin(); it != j["bounds"].end(); ++it)
+        if (it.value().is_number()) CHECK(kernel + 1e-3 >= it.value().get<double>());
+    CHECK(j["latency_ns"].get<double>() >= kernel);
+    REQUIRE(j["phases"].size() == 2);
+    for (const auto& p : j["phases"]) {
+        CHECK(p["end_ns"].get<double>() <= kernel + 1e-3);
+        CHECK(p["start_ns"].get<double>() <= p["end_ns"].get<double>());
+    }
+    CHECK(j["engines"]["dve"]["busy_ns"].get<double>() > 0);
+    CHECK(j["hbm"]["achieved_gbps"].get<double>() ==
+          Approx(double(st.hbm_read_bytes + st.hbm_write_bytes) / r.kernel_ns).epsilon(1e-3));
+}
+
+TEST_CASE("timing: list scheduling with interleave 2 overlaps tile i+1's loads with tile i's compute") {
+    RunConfig cfg = config({{"memory", "{f_tile: 4096, interleave: 2}"}});
+    GeneratedKernel k = cfg.generate();
+    SimResult r = simulate(cfg.hw, k.trace, SimOptions{});
+    int overlapped = 0;
+    for (int i = 0; i + 1 < 32; ++i) {
+        const Instruction* next_load = find(k.trace, 1, "load x", i + 1);
+        const Instruction* compute = find(k.trace, 1, "dy*x", i);
+        REQUIRE(next_load);
+        REQUIRE(compute);
+        // tile i+1's x is moving while tile i's dy*x runs
+        const auto& l = r.timing[next_load->id];
+        const auto& c = r.timing[compute->id];
+        if (l.start_ns < c.end_ns && c.start_ns < l.data_end_ns) ++overlapped;
+    }
+    CHECK(overlapped >= 16);
+}
+
+TEST_CASE("timing: program_order serializes each tile's loads behind the previous tile's direct_x store") {
+    RunConfig cfg = config({{"memory", "{f_tile: 4096, interleave: 2}"}});
+    GeneratedKernel k = cfg.generate();
+    SimOptions so;
+    so.policy = SchedulePolicy::program_order;
+    SimResult r = simulate(cfg.hw, k.trace, so);
+    for (int i = 0; i + 1 < 30; ++i) {
+        const Instruction* next_load = find(k.trace, 1, "load dy", i + 1);
+        const Instruction* act = find(k.trace, 1, "direct_x", i);
+        REQUIRE(next_load);
+        REQUIRE(act);
+        // the Sync stream reaches tile i+1's load only after tile i's store could trigger,
+        // i.e. after tile i's direct_x activation finished
+        CHECK(r.timing[next_load->id].ready_ns >= r.timing[act->id].end_ns - 1e-6);
+    }
+}
+
+TEST_CASE("timing: a dependency cycle is reported with the blocked instructions, not hung") {
+    Trace t;
+    t.kernel = "hand";
+    Instruction a;
+    a.engine = Engine::Act;
+    a.opcode = Opcode::Activation;
+    a.partitions = 128;
+    a.free_elems = 64;
+    a.srcs = {sb(0, 128, 0, 256)};
+    a.dsts = {sb(0, 128, 256, 256)};
+    a.tag.what = "first";
+    t.append(a);
+    Instruction b;
+    b.engine = Engine::Dve;
+    b.opcode = Opcode::TensorTensor;
+    b.partitions = 128;
+    b.free_elems = 64;
+    b.srcs = {sb(0, 128, 256, 256), sb(0, 128, 0, 256)};
+    b.dsts = {sb(0, 128, 512, 256)};
+    b.tag.what = "second";
+    t.append(b);
+    Instruction c = a;  // independent: must still finish
+    c.srcs = {sb(0, 128, 4096, 256)};
+    c.dsts = {sb(0, 128, 8192, 256)};
+    c.tag.what = "free";
+    t.append(c);
+    t.instructions()[0].deps = {1};  // a hand-made cycle: 0 <-> 1
+    t.instructions()[1].deps = {0};
+    RunConfig cfg = config();
+    try {
+        simulate(cfg.hw, t, SimOptions{});
+        FAIL("no error for a deadlocked trace");
+    } catch (const SimulationError& e) {
+        const std::string m = e.what();
+        CHECK_THAT(m, Catch::Contains("2 of 3 instructions never completed"));
+        CHECK_THAT(m, Catch::Contains("#0 core 0 act activation 'first' waits on #1 core 0 dve tensor_tensor 'second'"));
+        CHECK_THAT(m, Catch::Contains("#1 core 0 dve tensor_tensor 'second' waits on #0"));
+        CHECK_THAT(m, !Catch::Contains("'free'"));
+    }
+}
+
+TEST_CASE("timing: a sendrecv whose peer never comes is reported") {
+    Trace t;
+    t.kernel = "hand";
+    t.num_cores = 2;
+    Instruction s;
+    s.core = 0;
+    s.engine = Engine::Pool;
+    s.opcode = Opcode::SendRecv;
+    s.partitions = 64;
+    s.free_elems = 1;
+    s.srcs = {sb(0, 64, 0, 4), sb(1, 64, 0, 4)};
+    s.dsts = {sb(0, 64, 16, 4)};
+    s.peer_core = 1;
+    s.pipe = 0;
+    s.tag.what = "lonely";
+    t.append(s);
+    RunConfig cfg = config();
+    CHECK_THROWS_WITH(simulate(cfg.hw, t, SimOptions{}),
+                      Catch::Contains("#0 core 0 pool sendrecv 'lonely' waits on the matching sendrecv of core 1 on pipe 0"));
+}
+
+TEST_CASE("timing: LNC=2 channel sharding (C=256) runs on both cores, no exchanges") {
+    RunConfig cfg = config({{"lnc", "2"}, {"shape.C", "256"}});
+    GeneratedKernel k = cfg.generate();
+    REQUIRE(k.info["sharding"]["mode"] == "channel");
+    SimResult r = simulate(cfg.hw, k.trace, SimOptions{});
+    CHECK(r.units.at("core0.dve").instructions > 0);
+    CHECK(r.units.at("core1.dve").instructions == r.units.at("core0.dve").instructions);
+    CHECK(r.units.at("link").instructions == 0);
+    // both cores share one HBM stack: all the trace's HBM bytes went through it
+    const TraceStats st = compute_stats(k.trace);
+    CHECK(r.hbm_bytes_read == st.hbm_read_bytes);
+    auto j = run_report_json(cfg, k, r);
+    CHECK(j["kernel_ns"].get<double>() + 1e-3 >= j["bounds"]["hbm_ns"].get<double>());
+}
+
+TEST_CASE("timing: LNC=2 batch sharding (C=64) swaps dbeta and yx over the link") {
+    RunConfig cfg = config({{"lnc", "2"}, {"shape.C", "64"}});
+    GeneratedKernel k = cfg.generate();
+    REQUIRE(k.info["sharding"]["mode"] == "batch");
+    SimResult r = simulate(cfg.hw, k.trace, SimOptions{});
+    CHECK(r.units.at("link").instructions == 2);  // two exchanges, each a matched pair
+    std::vector<const Instruction*> sr;
+    for (const auto& in : k.trace.instructions())
+        if (in.opcode == Opcode::SendRecv) sr.push_back(&in);
+    REQUIRE(sr.size() == 4);
+    for (const Instruction* a : sr)
+        for (const Instruction* b : sr)
+            if (a->core != b->core && a->pipe == b->pipe) {
+                CHECK(r.timing[a->id].start_ns == Approx(r.timing[b->id].start_ns));
+                CHECK(r.timing[a->id].end_ns == Approx(r.timing[b->id].end_ns));
+                // the rendezvous waits for the later of the two sides
+                CHECK(r.timing[a->id].start_ns >= std::max(r.timing[a->id].ready_ns, r.timing[b->id].ready_ns) - 1e-6);
+            }
+    // the add after each exchange waits for it
+    for (const auto& in : k.trace.instructions())
+        if (in.opcode == Opcode::TensorTensor && std::strncmp(in.tag.what, "exchange", 8) == 0)
+            for (uint32_t d : in.deps)
+                if (k.trace.instructions()[d].opcode == Opcode::SendRecv)
+                    CHECK(r.timing[in.id].start_ns >= r.timing[d].end_ns - 1e-6);
+    auto j = run_report_json(cfg, k, r);
+    CHECK(j["link"]["transfers"] == 2);
+}
