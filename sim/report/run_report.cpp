@@ -81,7 +81,7 @@ json bounds_json(const Bounds& b) {
 }
 
 // Which bound binds, and by how much over the runner-up of the other kind (engines vs data movement).
-json binding_json(const Bounds& b, double duration_ns, std::string& summary) {
+json binding_json(const Bounds& b, double duration_ns, std::string& summary, bool own_window = false) {
     std::vector<std::pair<std::string, double>> all;
     for (Engine e : kAllEngines) all.emplace_back(engine_name(e), b.engine[int(e)]);
     all.emplace_back("dma", b.dma_ns);
@@ -109,7 +109,8 @@ json binding_json(const Bounds& b, double duration_ns, std::string& summary) {
         o << ", " << std::fixed << std::setprecision(1) << ratio << "x over its " << unit_label(other.first)
           << " time";
     if (top->second > 0)
-        o << "; runs at " << std::fixed << std::setprecision(2) << duration_ns / top->second << "x that bound";
+        o << "; runs at " << std::fixed << std::setprecision(2) << duration_ns / top->second << "x that bound"
+          << (own_window ? " (counted from the previous phase's end)" : "");
     summary = o.str();
     j["summary"] = summary;
     return j;
@@ -186,7 +187,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
         ph["own_start_ns"] = ps(own_start);
         ph["bounds"] = bounds_json(b);
         std::string summary;
-        ph["binding"] = binding_json(b, e - own_start, summary);
+        ph["binding"] = binding_json(b, e - own_start, summary, own_start > s + 1e-3);
         std::string why;
         const bool dom = dma_fixed_dominates(b, cfg.hw, why);
         ph["dma_fixed_cost_dominates"] = dom;

@@ -84,6 +84,7 @@ void write_timeline(std::ostream& out, const Trace& trace, const HwConfig& hw, c
         used_tids.insert({pid, tid});
     };
 
+    std::vector<uint32_t> dma_ids;
     for (const auto& in : trace.instructions()) {
         const InstrTiming& t = r.timing[in.id];
         const int pid = in.core;
@@ -108,28 +109,45 @@ void write_timeline(std::ostream& out, const Trace& trace, const HwConfig& hw, c
             ta["dge"] = dge_name(in.dma.dge);
             ta["queue"] = in.dma.queue;
             slice("dma_trigger", "engine", pid, etid, t.ready_ns, trig_end, ta);
-            if (in.dma.dge == DgeMode::hardware) {
-                const int lane = dge_lanes[{pid, 0}].place(t.issue_start_ns, t.issue_end_ns);
-                const int tid = kTidDge + lane;
-                tid_names[{pid, tid}] = "hw DGE unit " + std::to_string(lane);
-                slice("dge_issue", "dma", pid, tid, t.issue_start_ns, t.issue_end_ns, a);
-            }
-            const int lane = queue_lanes[{pid, in.dma.queue}].place(t.start_ns, t.data_end_ns);
-            const int qtid = kTidQueueBase + in.dma.queue * kLanes + lane;
-            tid_names[{pid, qtid}] =
-                "dma q" + std::to_string(in.dma.queue) + (lane ? " #" + std::to_string(lane + 1) : std::string());
-            json da = a;
-            da["bytes"] = in.srcs.empty() ? 0 : in.srcs[0].region.bytes();
-            da["dge"] = dge_name(in.dma.dge);
-            da["triggered_us"] = us(t.ready_ns);
-            da["complete_us"] = us(t.end_ns);
-            slice(opcode_name(in.opcode), "dma", pid, qtid, t.start_ns, t.data_end_ns, da);
-            main[in.id] = Slice{pid, qtid, t.start_ns, t.data_end_ns - t.start_ns};
+            dma_ids.push_back(in.id);
         } else {
             const double s = in.opcode == Opcode::SendRecv ? t.ready_ns : t.start_ns;
             slice(opcode_name(in.opcode), "engine", pid, etid, s, t.end_ns, a);
             main[in.id] = Slice{pid, etid, s, t.end_ns - s};
         }
+    }
+    // DMA slices, placed on lanes in time order (first fit on time-sorted intervals uses as few
+    // lanes as the overlap needs: the DGE tracks show its units, a queue's extra lanes its overlap).
+    auto by = [&](auto key) {
+        std::vector<uint32_t> v = dma_ids;
+        std::stable_sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+        return v;
+    };
+    for (uint32_t id : by([&](uint32_t i) { return r.timing[i].issue_start_ns; })) {
+        const Instruction& in = trace.instructions()[id];
+        const InstrTiming& t = r.timing[id];
+        if (in.dma.dge != DgeMode::hardware) continue;
+        const int pid = in.core;
+        const int lane = dge_lanes[{pid, 0}].place(t.issue_start_ns, t.issue_end_ns);
+        const int tid = kTidDge + lane;
+        tid_names[{pid, tid}] = "hw DGE " + std::to_string(lane);
+        slice("dge_issue", "dma", pid, tid, t.issue_start_ns, t.issue_end_ns, args_of(in));
+    }
+    for (uint32_t id : by([&](uint32_t i) { return r.timing[i].start_ns; })) {
+        const Instruction& in = trace.instructions()[id];
+        const InstrTiming& t = r.timing[id];
+        const int pid = in.core;
+        const int lane = queue_lanes[{pid, in.dma.queue}].place(t.start_ns, t.data_end_ns);
+        const int qtid = kTidQueueBase + in.dma.queue * kLanes + lane;
+        tid_names[{pid, qtid}] =
+            "dma q" + std::to_string(in.dma.queue) + (lane ? " #" + std::to_string(lane + 1) : std::string());
+        json da = args_of(in);
+        da["bytes"] = in.srcs.empty() ? 0 : in.srcs[0].region.bytes();
+        da["dge"] = dge_name(in.dma.dge);
+        da["triggered_us"] = us(t.ready_ns);
+        da["complete_us"] = us(t.end_ns);
+        slice(opcode_name(in.opcode), "dma", pid, qtid, t.start_ns, t.data_end_ns, da);
+        main[id] = Slice{pid, qtid, t.start_ns, t.data_end_ns - t.start_ns};
     }
     // Flow arrows: from the dependency that released a waiting instruction to the instruction.
     for (const auto& in : trace.instructions()) {
