@@ -273,6 +273,12 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
         h["utilization"] = std::round(gbps / cfg.hw.hbm.bandwidth_gbps * 10000) / 10000;
         j["hbm"] = h;
     }
+    {
+        json sb;
+        sb["capacity_bytes_per_partition"] = cfg.hw.sbuf.bytes_per_partition;
+        sb["peak_bytes_per_partition"] = r.sbuf_peak_bytes;  // per core: highest byte any instruction touches
+        j["sbuf"] = sb;
+    }
     if (auto it = r.units.find("link"); it != r.units.end())
         j["link"] = {{"transfers", it->second.instructions}, {"busy_ns", ps(it->second.busy_ns)}};
 
