@@ -50,6 +50,15 @@ std::vector<DmaDescriptor> split_dma(const Instruction& ins, const Trace& trace,
             d.hbm_bytes = shape.hbm_bytes;
             d.hbm_write = shape.hbm_write;
         }
+        // Rows of one engine that continue the previous row in HBM join its descriptor.
+        if (hw.dma.merge_contiguous_rows && t && !out.empty()) {
+            DmaDescriptor& prev = out.back();
+            if (prev.engine == d.engine && prev.hbm_addr + prev.hbm_bytes == d.hbm_addr) {
+                prev.bytes += d.bytes;
+                prev.hbm_bytes += d.hbm_bytes;
+                continue;
+            }
+        }
         out.push_back(d);
     }
     return out;

@@ -39,7 +39,8 @@ inline uint16_t dma_engine_of_row(const HwConfig& hw, uint32_t row) {
     return uint16_t((row / uint32_t(hw.dma.rows_per_engine)) % uint32_t(hw.dma.engines_per_core));
 }
 
-// Splits a dma_copy into its per-row descriptors (in row order).
+// Splits a dma_copy into its per-row descriptors (in row order). With
+// dma.merge_contiguous_rows, an engine's consecutive rows contiguous in HBM are one descriptor.
 std::vector<DmaDescriptor> split_dma(const Instruction& ins, const Trace& trace, const HwConfig& hw);
 
 }  // namespace bnsim

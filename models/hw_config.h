@@ -46,6 +46,9 @@ struct DmaParams {
     int hw_dge_units = 0;                    // hardware DGE blocks per core
     double sw_dge_issue_ns = 0;              // descriptor generation in software on GpSimd
     double trigger_cycles = 0;               // cost of a DMA trigger on the issuing engine's stream
+    // 1: an engine's consecutive partition rows that are contiguous in HBM form one descriptor
+    // (one transfer per engine for a contiguous [P, F] block); 0: one descriptor per row.
+    int merge_contiguous_rows = 0;
 };
 
 struct EngineParams {

@@ -260,3 +260,40 @@ TEST_CASE("HBM: address interleave over channels and channel contention") {
     CHECK(hbm.bytes_read() == 256 + 256 + 8192);
     CHECK(hbm.bytes_written() == 256);
 }
+
+TEST_CASE("DMA split: with merge_contiguous_rows an engine's contiguous rows form one descriptor") {
+    HwConfig hw = hand_hw();
+    hw.dma.merge_contiguous_rows = 1;
+    Trace t;
+    HbmTensor x;
+    x.name = "x";
+    x.dtype = DType::bf16;
+    x.rows = 128;
+    x.row_bytes = 256;
+    t.add_tensor(x);
+    HbmTensor y = x;
+    y.name = "y";
+    y.row_bytes = 8192;
+    const uint32_t ty = t.add_tensor(y);
+    Instruction ld;
+    ld.opcode = Opcode::DmaCopy;
+    Operand src;
+    src.region = t.hbm(0, 0, 128, 0, 256);  // a contiguous [128, 128] bf16 block
+    src.dtype = DType::bf16;
+    ld.srcs = {src};
+    ld.dsts = {sbuf_op(128, 0, 256, DType::bf16)};
+    auto d = split_dma(ld, t, hw);
+    REQUIRE(d.size() == 16);  // one 2 KiB transfer per engine
+    for (uint16_t e = 0; e < 16; ++e) {
+        CHECK(d[e].engine == e);
+        CHECK(d[e].bytes == 2048);
+        CHECK(d[e].hbm_bytes == 2048);
+        CHECK(d[e].hbm_addr == e * 2048ull);
+    }
+    // rows strided in HBM (a 256 B tile of 8 KiB rows) stay one descriptor each
+    ld.srcs[0].region = t.hbm(ty, 0, 128, 0, 256);
+    CHECK(split_dma(ld, t, hw).size() == 128);
+    hw.dma.merge_contiguous_rows = 0;
+    ld.srcs[0].region = t.hbm(0, 0, 128, 0, 256);
+    CHECK(split_dma(ld, t, hw).size() == 128);
+}

@@ -63,6 +63,7 @@ HwConfig parse_hw_config(ConfigNode& hw) {
         c.dma.hw_dge_units = int(n.sourced("hw_dge_units", 1, 64));
         c.dma.sw_dge_issue_ns = n.sourced("sw_dge_issue_ns", 0, 1e7);
         c.dma.trigger_cycles = n.sourced("trigger_cycles", 0, 1e6);
+        c.dma.merge_contiguous_rows = int(n.sourced("merge_contiguous_rows", 0, 1));
         n.finish();
     }
     {

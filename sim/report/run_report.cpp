@@ -43,7 +43,7 @@ Bounds compute_bounds(const Trace& trace, const CostModel& cost, int phase /* -1
         eng[in.core][size_t(in.engine)] += cost.engine_ns(in);
         if (!in.is_dma()) continue;
         const DmaRowShape sh = dma_row_shape(in);
-        dma[in.core] += sh.rows * cost.descriptor_ns(sh.desc_bytes);
+        for (const auto& d : split_dma(in, trace, hw)) dma[in.core] += cost.descriptor_ns(d.bytes);
         plateau[in.core] += double(sh.rows) * sh.desc_bytes / hw.dma.engine_bandwidth_gbps;
         if (in.dma.dge == DgeMode::hardware) dge[in.core] += hw.dma.issue_ns;
         ++b.dmas;

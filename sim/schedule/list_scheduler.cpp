@@ -133,15 +133,14 @@ struct CoreScheduler {
         }
         dispatch += hw.dma.dispatch_ns;
         const DmaRowShape sh = dma_row_shape(in);
-        const double per_row = cost.descriptor_ns(sh.desc_bytes);
         double data_end = dispatch;
-        // Rows are dealt to engines in blocks of rows_per_engine.
-        std::vector<uint32_t> rows_on(dma_free.size(), 0);
-        for (uint32_t r = 0; r < sh.rows; ++r) ++rows_on[dma_engine_of_row(hw, r)];
+        // The same descriptors the DMA controller will queue, each engine's back to back.
+        std::vector<double> work(dma_free.size(), 0.0);
+        for (const auto& d : split_dma(in, trace, hw)) work[d.engine] += cost.descriptor_ns(d.bytes);
         for (size_t e = 0; e < dma_free.size(); ++e) {
-            if (!rows_on[e]) continue;
+            if (work[e] <= 0) continue;
             const double s = std::max(dispatch, dma_free[e]);
-            dma_free[e] = s + rows_on[e] * per_row;
+            dma_free[e] = s + work[e];
             data_end = std::max(data_end, dma_free[e]);
         }
         double lat = 0;
