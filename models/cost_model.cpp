@@ -34,7 +34,8 @@ double CostModel::engine_ns(const Instruction& ins) const {
     switch (ins.opcode) {
     case Opcode::DmaCopy: {
         double ns = cycles_to_ns(ins.engine, hw_.dma.trigger_cycles);
-        if (ins.dma.dge != DgeMode::hardware) ns += hw_.dma.sw_dge_issue_ns;
+        // Software DGE: the Pool stream generates the descriptors itself before triggering.
+        if (ins.dma.dge == DgeMode::software || ins.dma.dge == DgeMode::gpsimd) ns += hw_.dma.sw_dge_issue_ns;
         return ns;
     }
     case Opcode::SendRecv:
@@ -47,24 +48,8 @@ double CostModel::engine_ns(const Instruction& ins) const {
     }
 }
 
-double CostModel::dma_efficiency(double bytes) const {
-    const auto& pts = hw_.dma.efficiency;
-    if (pts.empty()) return 1.0;
-    if (bytes <= pts.front().bytes)  // below the curve: the same fixed time per descriptor
-        return pts.front().efficiency * std::max(bytes, 1.0) / pts.front().bytes;
-    if (bytes >= pts.back().bytes) return pts.back().efficiency;
-    for (size_t i = 1; i < pts.size(); ++i) {
-        if (bytes <= pts[i].bytes) {
-            const double x0 = std::log2(pts[i - 1].bytes), x1 = std::log2(pts[i].bytes);
-            const double f = (std::log2(bytes) - x0) / (x1 - x0);
-            return pts[i - 1].efficiency + f * (pts[i].efficiency - pts[i - 1].efficiency);
-        }
-    }
-    return pts.back().efficiency;
-}
-
 double CostModel::descriptor_ns(double bytes) const {
-    return bytes / (hw_.dma.engine_bandwidth_gbps * dma_efficiency(bytes));
+    return bytes / hw_.dma.engine_bandwidth_gbps + hw_.dma.descriptor_overhead_ns;
 }
 
 double CostModel::dma_fixed_ns(const Instruction& ins) const {

@@ -25,6 +25,11 @@ void DmaController::trigger(uint32_t id) {
         r.issue_start_ns = s;
         r.issue_end_ns = e;
         dispatch_at = e + cost_.hw().dma.dispatch_ns;
+    } else if (ins.dma.dge == DgeMode::none) {
+        // Descriptors pre-generated: the trigger hands the queue over directly.
+        r.issue_start_ns = now;
+        r.issue_end_ns = now;
+        dispatch_at = now + cost_.hw().dma.dispatch_ns;
     } else {
         // Software DGE: the Pool stream generated the descriptors before triggering.
         r.issue_start_ns = r.ready_ns;

@@ -1,7 +1,7 @@
 #pragma once
 // The DMA side of a core: takes a triggered dma_copy through its lifecycle —
-// issue (a hardware DGE unit, or software descriptor generation already paid on the Pool
-// stream) -> dispatch latency -> descriptors on the 16 engines' queues -> the last descriptor
+// issue (a hardware DGE unit, software descriptor generation already paid on the Pool
+// stream, or none for pre-generated descriptors) -> dispatch latency -> descriptors on the 16 engines' queues -> the last descriptor
 // lands -> completion latency -> the semaphore the consumers wait on (scoreboard finish).
 #include <cstdint>
 #include <memory>

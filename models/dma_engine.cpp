@@ -18,9 +18,15 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const CostModel& cost, HbmIF&
 size_t DmaEngine::queued() const { return queued_; }
 
 void DmaEngine::push(const DmaDescriptor& d) {
-    queues_[d.queue].push_back(d);
+    queues_[d.queue].descs.push_back(d);
     ++queued_;
     if (!busy_) wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+bool DmaEngine::ready(const QueueState& q, double now) const {
+    if (q.descs.empty()) return false;
+    if (!q.started || q.descs.front().dma == q.last_dma) return true;
+    return now + kTimeEpsNs >= q.ready_at;
 }
 
 void DmaEngine::step() {
@@ -28,14 +34,36 @@ void DmaEngine::step() {
     if (busy_ && now + kTimeEpsNs < busy_until_) return;  // woken early; the pending notify stays
     busy_ = false;
     if (queued_ == 0) return;
-    // Round-robin: the first non-empty queue at or after the pointer.
+    // Round-robin: the first ready non-empty queue at or after the pointer.
     const size_t nq = queues_.size();
     size_t q = next_queue_;
-    while (queues_[q].empty()) q = (q + 1) % nq;
-    DmaDescriptor d = queues_[q].front();
-    queues_[q].pop_front();
+    size_t tried = 0;
+    while (tried < nq && !ready(queues_[q], now)) {
+        q = (q + 1) % nq;
+        ++tried;
+    }
+    if (tried == nq) {
+        // Every non-empty queue waits out its previous DMA's occupancy: sleep to the first ready.
+        double wake = 0;
+        bool any = false;
+        for (const auto& qs : queues_)
+            if (!qs.descs.empty() && (!any || qs.ready_at < wake)) {
+                wake = qs.ready_at;
+                any = true;
+            }
+        wake_.notify(sc_core::sc_time(std::max(wake - now, 0.0), sc_core::SC_NS));
+        return;
+    }
+    QueueState& qs = queues_[q];
+    DmaDescriptor d = qs.descs.front();
+    qs.descs.pop_front();
     --queued_;
     next_queue_ = (q + 1) % nq;
+    if (!qs.started || d.dma != qs.last_dma) {
+        qs.started = true;
+        qs.last_dma = d.dma;
+        qs.ready_at = now + cost_.hw().dma.min_queue_occupancy_ns;
+    }
 
     double done = now + cost_.descriptor_ns(d.bytes);
     double latency = 0;

@@ -1,9 +1,12 @@
 #pragma once
 // One DMA engine of a core: dma.queues_per_engine descriptor queues, in order within a queue,
-// served round-robin across the non-empty queues, one descriptor at a time. A descriptor takes
-// the longer of its engine time (bytes / (engine bandwidth x efficiency(bytes))) and the HBM
-// channels' service of its bytes; its data lands after the HBM access latency and the SBUF
-// access latency (pipelined: the engine starts the next descriptor meanwhile).
+// served round-robin across the ready non-empty queues, one descriptor at a time. A descriptor
+// takes the longer of its engine time (bytes / engine bandwidth + dma.descriptor_overhead_ns)
+// and the HBM channels' service of its bytes; its data lands after the HBM access latency and
+// the SBUF access latency (pipelined: the engine starts the next descriptor meanwhile).
+// A queue is not ready for a new DMA's first descriptor until dma.min_queue_occupancy_ns after
+// it started the previous DMA's (the per-DMA fixed occupancy that M6's small-transfer
+// throughput shows); meanwhile the engine serves the other queues.
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -43,7 +46,15 @@ private:
     HbmIF& hbm_;
     Sbuf& sbuf_;
     DescriptorSinkIF& sink_;
-    std::vector<std::deque<DmaDescriptor>> queues_;
+    struct QueueState {
+        std::deque<DmaDescriptor> descs;
+        bool started = false;   // some DMA started on this queue
+        uint32_t last_dma = 0;  // the DMA it started last
+        double ready_at = 0;    // earliest start of a different DMA's first descriptor
+    };
+    bool ready(const QueueState& q, double now) const;
+
+    std::vector<QueueState> queues_;
     size_t next_queue_ = 0;  // round-robin pointer
     size_t queued_ = 0;
     bool busy_ = false;

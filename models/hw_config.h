@@ -27,19 +27,15 @@ struct HbmParams {
     double latency_ns = 0;       // access latency of one transfer
 };
 
-// A point of the DMA efficiency curve: fraction of the plateau throughput a descriptor of
-// `bytes` contiguous bytes achieves.
-struct EfficiencyPoint {
-    double bytes = 0;
-    double efficiency = 0;
-};
-
 struct DmaParams {
     int engines_per_core = 0;
     int queues_per_engine = 0;
     int rows_per_engine = 0;                 // partition rows one engine moves of a [128, F] copy
     double engine_bandwidth_gbps = 0;        // plateau, per engine
-    std::vector<EfficiencyPoint> efficiency;  // sorted by bytes
+    double descriptor_overhead_ns = 0;       // per descriptor on its engine, on top of bytes / bandwidth
+    // A queue of an engine starts a DMA's descriptors no sooner than this after it started the
+    // previous DMA's (per-DMA fixed occupancy; other queues proceed meanwhile).
+    double min_queue_occupancy_ns = 0;
     double issue_ns = 0;                     // descriptor generation by a hardware DGE
     double dispatch_ns = 0;                  // DGE to DMA engine start
     double completion_ns = 0;                // last byte to the semaphore the consumer waits on

@@ -41,7 +41,8 @@ HwConfig hand_hw() {
     hw.dma.queues_per_engine = 16;
     hw.dma.rows_per_engine = 8;
     hw.dma.engine_bandwidth_gbps = 23;
-    hw.dma.efficiency = {{32, 0.015}, {2048, 0.81}, {4096, 0.97}, {8192, 0.99}, {32768, 1.0}};
+    hw.dma.descriptor_overhead_ns = 8;
+    hw.dma.min_queue_occupancy_ns = 800;
     hw.dma.issue_ns = 599;
     hw.dma.dispatch_ns = 751;
     hw.dma.completion_ns = 314.5;
@@ -127,16 +128,16 @@ TEST_CASE("cost model: ACT reduce registers add accumulate cycles and the read-o
     CHECK_THROWS(regs.execute(readout_again));
 }
 
-TEST_CASE("cost model: DMA efficiency interpolates in log2(bytes); triggers and fixed costs") {
+TEST_CASE("cost model: DMA descriptors at plateau rate plus a fixed overhead; queue occupancy; triggers and fixed costs") {
     const HwConfig hw = hand_hw();
     CostModel cm(hw);
-    CHECK(cm.dma_efficiency(2048) == Approx(0.81));
-    // 3072 B: log2 = 11.585 between 2048 (0.81) and 4096 (0.97)
-    CHECK(cm.dma_efficiency(3072) == Approx(0.81 + (std::log2(3072.0) - 11) * 0.16));
-    CHECK(cm.dma_efficiency(16) == Approx(0.015 / 2));  // below the curve: same time per descriptor
-    CHECK(cm.dma_efficiency(1 << 20) == Approx(1.0));
-    CHECK(cm.descriptor_ns(8192) == Approx(8192 / (23 * 0.99)));
-    CHECK(cm.descriptor_ns(16) == Approx(cm.descriptor_ns(32)));
+    // bytes / 23 B/ns + 8 ns
+    CHECK(cm.descriptor_ns(2048) == Approx(89.0435 + 8).epsilon(1e-5));  // M7: one engine's 2 KiB, ~97 ns
+    CHECK(cm.descriptor_ns(8192) == Approx(356.1739 + 8).epsilon(1e-5));
+    CHECK(cm.descriptor_ns(8) == Approx(0.3478 + 8).epsilon(1e-4));
+    // a queue holds a DMA at least 800 ns, longer if its descriptors take longer
+    CHECK(cm.queue_occupancy_ns(97.0435) == Approx(800));
+    CHECK(cm.queue_occupancy_ns(1432.7) == Approx(1432.7));
 
     Instruction dma;
     dma.engine = Engine::Sync;
@@ -146,6 +147,11 @@ TEST_CASE("cost model: DMA efficiency interpolates in log2(bytes); triggers and 
     dma.engine = Engine::Pool;
     dma.dma.dge = DgeMode::software;
     CHECK(cm.engine_ns(dma) == Approx(64 / 1.2 + 1200));
+    CHECK(cm.dma_fixed_ns(dma) == Approx(751 + 314.5));
+    // pre-generated descriptors: a Sync trigger, no issue phase, no software generation
+    dma.engine = Engine::Sync;
+    dma.dma.dge = DgeMode::none;
+    CHECK(cm.engine_ns(dma) == Approx(64 / 1.2));
     CHECK(cm.dma_fixed_ns(dma) == Approx(751 + 314.5));
 }
 

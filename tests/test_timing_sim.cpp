@@ -246,7 +246,7 @@ TEST_CASE("timing: a DMA engine serves its queues round-robin and each queue in 
     x.name = "x";
     x.dtype = DType::bf16;
     x.rows = 64;
-    x.row_bytes = 4096;
+    x.row_bytes = 8192;  // the loads take half of each row: rows strided in HBM, one descriptor each
     const uint32_t tx = t.add_tensor(x);
     // three [8, 4096 B] loads: 8 rows each, so all on DMA engine 0; D0 and D2 on queue 0, D1 on queue 1
     const uint16_t queues[3] = {0, 1, 0};
@@ -289,4 +289,51 @@ TEST_CASE("timing: a DMA engine serves its queues round-robin and each queue in 
     CHECK(d2.issue_start_ns >= d0.issue_end_ns - 1e-3);
     CHECK(r.units.at("core0.dma_engine0").instructions == 24);
     CHECK(r.units.at("core0.dma_engine1").instructions == 0);
+}
+
+TEST_CASE("timing: a queue holds each DMA for dma.min_queue_occupancy_ns, other queues proceed meanwhile") {
+    RunConfig cfg = config();
+    const HwConfig& hw = cfg.hw;
+    REQUIRE(hw.dma.merge_contiguous_rows == 1);
+    Trace t;
+    t.kernel = "hand";
+    HbmTensor x;
+    x.name = "x";
+    x.dtype = DType::bf16;
+    x.rows = 24;
+    x.row_bytes = 256;
+    const uint32_t tx = t.add_tensor(x);
+    // three [8, 256 B] loads, contiguous in HBM: one 2 KiB descriptor each, all on DMA engine 0;
+    // D0 and D2 on queue 0, D1 on queue 1
+    const uint16_t queues[3] = {0, 1, 0};
+    for (int i = 0; i < 3; ++i) {
+        Instruction d;
+        d.engine = Engine::Sync;
+        d.opcode = Opcode::DmaCopy;
+        d.partitions = 8;
+        d.free_elems = 128;
+        Operand src;
+        src.region = t.hbm(tx, 8 * i, 8 * i + 8, 0, 256);
+        src.dtype = DType::bf16;
+        d.srcs = {src};
+        Operand dst = sb(0, 8, 256 * uint64_t(i), 256);
+        dst.dtype = DType::bf16;
+        d.dsts = {dst};
+        d.dma.queue = queues[i];
+        t.append(d);
+    }
+    derive_dependencies(t);
+    SimResult r = simulate(hw, t, SimOptions{});
+    CostModel cm(hw);
+    const double desc = cm.descriptor_ns(2048);
+    REQUIRE(desc < hw.dma.min_queue_occupancy_ns);
+    const auto &d0 = r.timing[0], &d1 = r.timing[1], &d2 = r.timing[2];
+    // queue 1 does not wait for queue 0's occupancy: D1 starts as soon as the engine is free
+    CHECK(d1.start_ns < d0.start_ns + hw.dma.min_queue_occupancy_ns);
+    // D2 was dispatched before queue 0's occupancy of D0 ran out, and waits for it
+    CHECK(d2.issue_end_ns + hw.dma.dispatch_ns < d0.start_ns + hw.dma.min_queue_occupancy_ns);
+    CHECK(d2.start_ns == Approx(d0.start_ns + hw.dma.min_queue_occupancy_ns).margin(1e-3));
+    // the engine idles meanwhile: busy for the three descriptors only
+    CHECK(r.units.at("core0.dma_engine0").instructions == 3);
+    CHECK(r.units.at("core0.dma_engine0").busy_ns == Approx(3 * desc).margin(1e-2));
 }

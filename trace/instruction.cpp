@@ -58,6 +58,7 @@ const char* dge_name(DgeMode m) {
     case DgeMode::hardware: return "hardware";
     case DgeMode::software: return "software";
     case DgeMode::gpsimd: return "gpsimd";
+    case DgeMode::none: return "none";
     }
     return "?";
 }

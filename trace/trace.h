@@ -63,7 +63,7 @@ struct TraceStats {
     uint64_t by_engine[kNumEngines] = {};
     uint64_t by_opcode[kNumOpcodes] = {};
     uint64_t dma = 0;
-    uint64_t dma_by_dge[3] = {};
+    uint64_t dma_by_dge[kNumDgeModes] = {};
     uint64_t hbm_read_bytes = 0;
     uint64_t hbm_write_bytes = 0;
     uint64_t dependency_edges = 0;

@@ -92,8 +92,9 @@ uint32_t Builder::append(Instruction in, const Operand& main, const char* what) 
 
 uint32_t Builder::dma(const Operand& src, const Operand& dst, DgeMode dge, uint16_t queue, const char* what) {
     Instruction in;
-    // Hardware DGE is commanded from the Sync engine's stream, software DGE runs on GpSimd.
-    in.engine = dge == DgeMode::hardware ? Engine::Sync : Engine::Pool;
+    // Hardware DGE (and a pre-generated descriptor queue) is triggered from the Sync engine's
+    // stream, software DGE runs on GpSimd.
+    in.engine = dge == DgeMode::software ? Engine::Pool : Engine::Sync;
     in.opcode = Opcode::DmaCopy;
     in.srcs = {src};
     in.dsts = {dst};

@@ -42,21 +42,8 @@ HwConfig parse_hw_config(ConfigNode& hw) {
         c.dma.queues_per_engine = int(n.sourced("queues_per_engine", 1, 256));
         c.dma.rows_per_engine = int(n.sourced("rows_per_engine", 1, 128));
         c.dma.engine_bandwidth_gbps = n.sourced("engine_bandwidth_gbps", 1e-3, 1e6);
-        ConfigNode eff = n.child("efficiency");
-        eff.text("source");
-        YAML::Node pts = eff.raw("points");
-        if (!pts.IsSequence() || pts.size() == 0) eff.fail("points", "a list of [bytes, efficiency] pairs");
-        for (size_t i = 0; i < pts.size(); ++i) {
-            double b = 0, e = 0;
-            if (!pts[i].IsSequence() || pts[i].size() != 2 || !YAML::convert<double>::decode(pts[i][0], b) ||
-                !YAML::convert<double>::decode(pts[i][1], e) || b <= 0 || e <= 0 || e > 1)
-                eff.fail_at(pts[i], "points[" + std::to_string(i) + "]",
-                            "expected [bytes > 0, efficiency in (0, 1]]");
-            if (!c.dma.efficiency.empty() && b <= c.dma.efficiency.back().bytes)
-                eff.fail_at(pts[i], "points[" + std::to_string(i) + "]", "expected bytes in increasing order");
-            c.dma.efficiency.push_back({b, e});
-        }
-        eff.finish();
+        c.dma.descriptor_overhead_ns = n.sourced("descriptor_overhead_ns", 0, 1e6);
+        c.dma.min_queue_occupancy_ns = n.sourced("min_queue_occupancy_ns", 0, 1e7);
         c.dma.issue_ns = n.sourced("issue_ns", 0, 1e7);
         c.dma.dispatch_ns = n.sourced("dispatch_ns", 0, 1e7);
         c.dma.completion_ns = n.sourced("completion_ns", 0, 1e7);

@@ -24,7 +24,7 @@ double ps(double ns) { return std::round(ns * 1000.0) / 1000.0; }
 // Busy time each unit would need for a set of instructions (the lower bounds).
 struct Bounds {
     double engine[kNumEngines] = {};  // summed cost-model time, max over cores
-    double dma_ns = 0;                // descriptor time / engines, max over cores
+    double dma_ns = 0;                // max(descriptor time / engines, longest queue window), max over cores
     double dma_plateau_ns = 0;        // the same bytes at the engines' plateau rate
     double dge_ns = 0;                // hardware DGE issue / units, max over cores
     double hbm_ns = 0;                // HBM bytes / stack bandwidth (shared by the pair)
@@ -36,14 +36,30 @@ Bounds compute_bounds(const Trace& trace, const CostModel& cost, int phase /* -1
     const int nc = std::max(1, trace.num_cores);
     std::vector<std::array<double, kNumEngines>> eng(static_cast<size_t>(nc));
     for (auto& a : eng) a.fill(0.0);
-    std::vector<double> dma(size_t(nc), 0), plateau(size_t(nc), 0), dge(size_t(nc), 0);
+    std::vector<double> dma(size_t(nc), 0), plateau(size_t(nc), 0), dge(size_t(nc), 0), queue_win(size_t(nc), 0);
+    // Per (core, engine, queue): the queue's DMAs start at least their occupancy apart, so the
+    // queue's window is at least the earlier DMAs' occupancies plus the last DMA's work.
+    struct QueueSpan {
+        double occupied = 0, last = 0;
+    };
+    std::map<std::array<int, 3>, QueueSpan> spans;
+    std::vector<double> work(size_t(hw.dma.engines_per_core));
     Bounds b;
     for (const auto& in : trace.instructions()) {
         if (phase >= 0 && in.tag.phase != phase) continue;
         eng[in.core][size_t(in.engine)] += cost.engine_ns(in);
         if (!in.is_dma()) continue;
         const DmaRowShape sh = dma_row_shape(in);
-        for (const auto& d : split_dma(in, trace, hw)) dma[in.core] += cost.descriptor_ns(d.bytes);
+        std::fill(work.begin(), work.end(), 0.0);
+        for (const auto& d : split_dma(in, trace, hw)) work[d.engine] += cost.descriptor_ns(d.bytes);
+        for (size_t e = 0; e < work.size(); ++e) {
+            if (work[e] <= 0) continue;
+            dma[in.core] += work[e];
+            QueueSpan& q = spans[{int(in.core), int(e), int(in.dma.queue)}];
+            if (q.last > 0) q.occupied += cost.queue_occupancy_ns(q.last);
+            q.last = work[e];
+            queue_win[in.core] = std::max(queue_win[in.core], q.occupied + q.last);
+        }
         plateau[in.core] += double(sh.rows) * sh.desc_bytes / hw.dma.engine_bandwidth_gbps;
         if (in.dma.dge == DgeMode::hardware) dge[in.core] += hw.dma.issue_ns;
         ++b.dmas;
@@ -53,7 +69,7 @@ Bounds compute_bounds(const Trace& trace, const CostModel& cost, int phase /* -1
     }
     for (int c = 0; c < nc; ++c) {
         for (int e = 0; e < kNumEngines; ++e) b.engine[e] = std::max(b.engine[e], eng[size_t(c)][size_t(e)]);
-        b.dma_ns = std::max(b.dma_ns, dma[size_t(c)] / hw.dma.engines_per_core);
+        b.dma_ns = std::max({b.dma_ns, dma[size_t(c)] / hw.dma.engines_per_core, queue_win[size_t(c)]});
         b.dma_plateau_ns = std::max(b.dma_plateau_ns, plateau[size_t(c)] / hw.dma.engines_per_core);
         b.dge_ns = std::max(b.dge_ns, dge[size_t(c)] / hw.dma.hw_dge_units);
     }
@@ -116,8 +132,9 @@ json binding_json(const Bounds& b, double duration_ns, std::string& summary, boo
     return j;
 }
 
-// DMA fixed cost dominates when the descriptors' per-transfer overhead (efficiency below
-// plateau) or the per-DMA fixed latency outweighs the time the bytes need at full rate.
+// DMA fixed cost dominates when the DMA engines' time beyond the bytes at plateau rate (the
+// per-descriptor overhead and the per-DMA queue occupancy, dma.min_queue_occupancy_ns) outweighs
+// the time the bytes need at full rate.
 bool dma_fixed_dominates(const Bounds& b, const HwConfig& hw, std::string& why) {
     if (b.dmas == 0 || b.dma_plateau_ns <= 0) return false;
     const double overhead = b.dma_ns - b.dma_plateau_ns;
@@ -125,9 +142,10 @@ bool dma_fixed_dominates(const Bounds& b, const HwConfig& hw, std::string& why) 
     const double avg_row = double(b.desc_bytes) / double(std::max<uint64_t>(b.descriptors, 1));
     std::ostringstream o;
     o << std::fixed << std::setprecision(0) << "DMA fixed cost dominates: " << b.dmas << " DMAs of "
-      << avg_row << " B per partition row run their descriptors at " << std::setprecision(1)
+      << avg_row << " B per partition row run at " << std::setprecision(1)
       << 100.0 * b.dma_plateau_ns / b.dma_ns << "% of the engines' plateau (" << std::setprecision(0)
-      << b.dma_ns / 1000.0 << " us of DMA time for " << b.dma_plateau_ns / 1000.0
+      << b.dma_ns / 1000.0 << " us of DMA time, per-descriptor overhead and per-DMA queue occupancy ("
+      << hw.dma.min_queue_occupancy_ns << " ns) included, for " << b.dma_plateau_ns / 1000.0
       << " us of data), plus " << per_dma_fixed << " ns of issue/dispatch/completion per DMA";
     why = o.str();
     return overhead > b.dma_plateau_ns;

@@ -27,7 +27,7 @@ json trace_report_json(const RunConfig& cfg, const GeneratedKernel& k) {
     ins["by_opcode"] = by_op;
     ins["dma"] = s.dma;
     json dge = json::object();
-    for (int m = 0; m < 3; ++m)
+    for (int m = 0; m < kNumDgeModes; ++m)
         if (s.dma_by_dge[m]) dge[dge_name(DgeMode(m))] = s.dma_by_dge[m];
     ins["dma_by_dge"] = dge;
     ins["dependency_edges"] = s.dependency_edges;

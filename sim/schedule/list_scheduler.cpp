@@ -8,9 +8,11 @@
 //  * each engine is a resource busy for the instruction's cost-model time (a DMA trigger only
 //    for the trigger: it does not block the stream);
 //  * a DMA's result time is estimated from its lifecycle: the hardware DGE unit that frees
-//    first (issue), dispatch, its per-row descriptors on the DMA engines each engine serving its
-//    rows back to back after what it already holds (efficiency curve included), HBM/SBUF access
-//    latency and completion — so many loads in flight are seen to share the DMA engines;
+//    first (issue; none for pre-generated descriptors), dispatch, its descriptors on the DMA
+//    engines each engine serving its rows back to back after what it already holds and no
+//    sooner than its queue's minimum occupancy after the queue's previous DMA started there,
+//    HBM/SBUF access latency and completion — so many loads in flight are seen to share the DMA
+//    engines;
 //  * a sendrecv's result time is its trigger plus the link transfer (the rendezvous is not
 //    estimated).
 // At each step the engine that can start something earliest takes, among its instructions
@@ -65,6 +67,8 @@ struct CoreScheduler {
         std::vector<EngineQ> q(kNumEngines);
         std::vector<double> dge_free(size_t(hw.dma.hw_dge_units), 0.0);
         std::vector<double> dma_free(size_t(hw.dma.engines_per_core), 0.0);
+        // Earliest start of a new DMA on each (engine, queue).
+        std::vector<double> queue_ready(size_t(hw.dma.engines_per_core) * size_t(hw.dma.queues_per_engine), 0.0);
         std::vector<double> dep_ready(ins.size(), 0.0);
         for (uint32_t id : mine)
             if (indeg[id] == 0) q[size_t(ins[id].engine)].pending.push({0.0, id});
@@ -105,7 +109,7 @@ struct CoreScheduler {
             eq.free_at = start + occupy;
             double result = start + occupy;
             if (in.is_dma()) {
-                result = estimate_dma(in, start + occupy, dge_free, dma_free);
+                result = estimate_dma(in, start + occupy, dge_free, dma_free, queue_ready);
             } else if (in.opcode == Opcode::SendRecv) {
                 result = start + occupy + cost.sendrecv_ns(in);
             }
@@ -123,7 +127,7 @@ struct CoreScheduler {
     }
 
     double estimate_dma(const Instruction& in, double triggered, std::vector<double>& dge_free,
-                        std::vector<double>& dma_free) const {
+                        std::vector<double>& dma_free, std::vector<double>& queue_ready) const {
         double dispatch = triggered;
         if (in.dma.dge == DgeMode::hardware) {
             auto it = std::min_element(dge_free.begin(), dge_free.end());
@@ -139,7 +143,9 @@ struct CoreScheduler {
         for (const auto& d : split_dma(in, trace, hw)) work[d.engine] += cost.descriptor_ns(d.bytes);
         for (size_t e = 0; e < dma_free.size(); ++e) {
             if (work[e] <= 0) continue;
-            const double s = std::max(dispatch, dma_free[e]);
+            double& qr = queue_ready[e * size_t(hw.dma.queues_per_engine) + in.dma.queue];
+            const double s = std::max({dispatch, dma_free[e], qr});
+            qr = s + cost.queue_occupancy_ns(work[e]);
             dma_free[e] = s + work[e];
             data_end = std::max(data_end, dma_free[e]);
         }
