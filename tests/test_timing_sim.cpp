@@ -36,6 +36,28 @@ Operand sb(uint8_t core, uint32_t p, uint64_t addr, uint64_t bytes) {
     return o;
 }
 
+// Three 8-row bf16 loads of `bytes` per row from rows [8i, 8i+8) of tensor tx, all on DMA
+// engine 0: D0 and D2 on queue 0, D1 on queue 1. Destinations `dst_stride` apart in SBUF.
+void append_three_loads(Trace& t, uint32_t tx, uint64_t bytes, uint64_t dst_stride) {
+    const uint16_t queues[3] = {0, 1, 0};
+    for (int i = 0; i < 3; ++i) {
+        Instruction d;
+        d.engine = Engine::Sync;
+        d.opcode = Opcode::DmaCopy;
+        d.partitions = 8;
+        d.free_elems = bytes / 2;
+        Operand src;
+        src.region = t.hbm(tx, 8 * i, 8 * i + 8, 0, bytes);
+        src.dtype = DType::bf16;
+        d.srcs = {src};
+        Operand dst = sb(0, 8, dst_stride * uint64_t(i), bytes);
+        dst.dtype = DType::bf16;
+        d.dsts = {dst};
+        d.dma.queue = queues[i];
+        t.append(d);
+    }
+}
+
 // Records the observer calls to check their order.
 struct Recorder : ExecutionObserverIF {
     std::vector<double> starts, finishes;
@@ -249,23 +271,7 @@ TEST_CASE("timing: a DMA engine serves its queues round-robin and each queue in 
     x.row_bytes = 8192;  // the loads take half of each row: rows strided in HBM, one descriptor each
     const uint32_t tx = t.add_tensor(x);
     // three [8, 4096 B] loads: 8 rows each, so all on DMA engine 0; D0 and D2 on queue 0, D1 on queue 1
-    const uint16_t queues[3] = {0, 1, 0};
-    for (int i = 0; i < 3; ++i) {
-        Instruction d;
-        d.engine = Engine::Sync;
-        d.opcode = Opcode::DmaCopy;
-        d.partitions = 8;
-        d.free_elems = 2048;
-        Operand src;
-        src.region = t.hbm(tx, 8 * i, 8 * i + 8, 0, 4096);
-        src.dtype = DType::bf16;
-        d.srcs = {src};
-        Operand dst = sb(0, 8, 8192 * uint64_t(i), 4096);
-        dst.dtype = DType::bf16;
-        d.dsts = {dst};
-        d.dma.queue = queues[i];
-        t.append(d);
-    }
+    append_three_loads(t, tx, 4096, 8192);
     derive_dependencies(t);
     for (const auto& in : t.instructions()) REQUIRE(in.deps.empty());
     SimResult r = simulate(hw, t, SimOptions{});
@@ -305,23 +311,7 @@ TEST_CASE("timing: a queue holds each DMA for dma.min_queue_occupancy_ns, other 
     const uint32_t tx = t.add_tensor(x);
     // three [8, 256 B] loads, contiguous in HBM: one 2 KiB descriptor each, all on DMA engine 0;
     // D0 and D2 on queue 0, D1 on queue 1
-    const uint16_t queues[3] = {0, 1, 0};
-    for (int i = 0; i < 3; ++i) {
-        Instruction d;
-        d.engine = Engine::Sync;
-        d.opcode = Opcode::DmaCopy;
-        d.partitions = 8;
-        d.free_elems = 128;
-        Operand src;
-        src.region = t.hbm(tx, 8 * i, 8 * i + 8, 0, 256);
-        src.dtype = DType::bf16;
-        d.srcs = {src};
-        Operand dst = sb(0, 8, 256 * uint64_t(i), 256);
-        dst.dtype = DType::bf16;
-        d.dsts = {dst};
-        d.dma.queue = queues[i];
-        t.append(d);
-    }
+    append_three_loads(t, tx, 256, 256);
     derive_dependencies(t);
     SimResult r = simulate(hw, t, SimOptions{});
     CostModel cm(hw);
