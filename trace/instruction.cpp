@@ -2,6 +2,10 @@
 
 namespace bnsim {
 
+// The reduce registers are treated as one resource spanning every partition: any two
+// accumulating activations on a core are ordered, whatever partitions they use.
+constexpr uint32_t kAccRegRows = 128;
+
 const char* opcode_name(Opcode op) {
     switch (op) {
     case Opcode::DmaCopy: return "dma_copy";
@@ -81,7 +85,7 @@ std::vector<Region> Instruction::reads() const {
     for (const auto& sc : scalar)
         if (sc.column) out.push_back(sc.column->region);
     if (accumulate == Accumulate::accumulate || (acc_readout && accumulate == Accumulate::none))
-        out.push_back(acc_reg_region(core, 128));
+        out.push_back(acc_reg_region(core, kAccRegRows));
     return out;
 }
 
@@ -89,7 +93,7 @@ std::vector<Region> Instruction::writes() const {
     std::vector<Region> out;
     out.reserve(dsts.size() + 1);
     for (const auto& d : dsts) out.push_back(d.region);
-    if (accumulate != Accumulate::none) out.push_back(acc_reg_region(core, 128));
+    if (accumulate != Accumulate::none) out.push_back(acc_reg_region(core, kAccRegRows));
     return out;
 }
 
