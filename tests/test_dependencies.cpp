@@ -8,15 +8,7 @@ using namespace bnsim;
 namespace {
 
 Operand sbuf(uint32_t p0, uint32_t p1, uint64_t b0, uint64_t b1, uint8_t core = 0) {
-    Operand o;
-    o.region.space = Space::Sbuf;
-    o.region.core = core;
-    o.region.row_lo = p0;
-    o.region.row_hi = p1;
-    o.region.byte_lo = b0;
-    o.region.byte_hi = b1;
-    o.dtype = DType::fp32;
-    return o;
+    return sbuf_operand(core, p0, p1, b0, b1 - b0, DType::fp32);
 }
 
 uint32_t op(Trace& t, std::vector<Operand> srcs, std::vector<Operand> dsts, uint8_t core = 0) {

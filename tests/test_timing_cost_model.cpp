@@ -61,13 +61,7 @@ HwConfig hand_hw() {
 }
 
 Operand sbuf_op(uint32_t parts, uint64_t addr, uint64_t bytes, DType dt) {
-    Operand o;
-    o.region.space = Space::Sbuf;
-    o.region.row_hi = parts;
-    o.region.byte_lo = addr;
-    o.region.byte_hi = addr + bytes;
-    o.dtype = dt;
-    return o;
+    return sbuf_operand(0, 0, parts, addr, bytes, dt);
 }
 
 Instruction compute(Engine e, Opcode op, uint64_t n, DType in_dt, DType out_dt) {

@@ -26,14 +26,7 @@ const Instruction* find(const Trace& t, int phase, const char* what, int unit, i
 }
 
 Operand sb(uint8_t core, uint32_t p, uint64_t addr, uint64_t bytes) {
-    Operand o;
-    o.region.space = Space::Sbuf;
-    o.region.core = core;
-    o.region.row_hi = p;
-    o.region.byte_lo = addr;
-    o.region.byte_hi = addr + bytes;
-    o.dtype = DType::fp32;
-    return o;
+    return sbuf_operand(core, 0, p, addr, bytes, DType::fp32);
 }
 
 // Three 8-row bf16 loads of `bytes` per row from rows [8i, 8i+8) of tensor tx, all on DMA

@@ -67,6 +67,18 @@ const char* dge_name(DgeMode m) {
     return "?";
 }
 
+Operand sbuf_operand(uint8_t core, uint32_t p0, uint32_t p1, uint64_t addr, uint64_t bytes, DType dtype) {
+    Operand o;
+    o.region.space = Space::Sbuf;
+    o.region.core = core;
+    o.region.row_lo = p0;
+    o.region.row_hi = p1;
+    o.region.byte_lo = addr;
+    o.region.byte_hi = addr + bytes;
+    o.dtype = dtype;
+    return o;
+}
+
 Region acc_reg_region(uint8_t core, uint32_t partitions) {
     Region r;
     r.space = Space::AccReg;

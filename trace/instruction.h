@@ -70,6 +70,9 @@ struct Operand {
     uint64_t elems_per_row() const { return region.bytes_per_row() / dtype_size(dtype); }
 };
 
+// An SBUF operand: partitions [p0, p1) x bytes [addr, addr + bytes) of a core's SBUF.
+Operand sbuf_operand(uint8_t core, uint32_t p0, uint32_t p1, uint64_t addr, uint64_t bytes, DType dtype);
+
 // A per-partition scalar: an immediate, or a [P, 1] fp32 column in SBUF.
 struct ScalarArg {
     float imm = 0.0f;

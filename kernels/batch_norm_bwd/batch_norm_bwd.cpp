@@ -229,15 +229,7 @@ private:
     }
 
     static Operand sb(uint8_t core, uint32_t p0, uint32_t p1, uint64_t addr, uint64_t bytes, DType dt) {
-        Operand o;
-        o.region.space = Space::Sbuf;
-        o.region.core = core;
-        o.region.row_lo = p0;
-        o.region.row_hi = p1;
-        o.region.byte_lo = addr;
-        o.region.byte_hi = addr + bytes;
-        o.dtype = dt;
-        return o;
+        return sbuf_operand(core, p0, p1, addr, bytes, dt);
     }
     // Column ct of a per-channel [128, n_c_tiles] fp32 tile, on partitions [0, n).
     static Operand col(uint8_t core, uint64_t base, int ct, uint32_t n) {

@@ -70,15 +70,7 @@ uint64_t Builder::sbuf_free_bytes() const {
 }
 
 Operand Builder::sbuf(uint32_t p0, uint32_t p1, uint64_t addr, uint64_t elems, DType dt) {
-    Operand o;
-    o.region.space = Space::Sbuf;
-    o.region.core = 0;
-    o.region.row_lo = p0;
-    o.region.row_hi = p1;
-    o.region.byte_lo = addr;
-    o.region.byte_hi = addr + elems * uint64_t(dtype_size(dt));
-    o.dtype = dt;
-    return o;
+    return sbuf_operand(0, p0, p1, addr, elems * uint64_t(dtype_size(dt)), dt);
 }
 
 uint32_t Builder::append(Instruction in, const Operand& main, const char* what) {
