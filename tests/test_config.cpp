@@ -94,6 +94,23 @@ TEST_CASE("hardware errors name the preset file and the hardware key") {
     CHECK(e.find("needs a source or 'estimate: true'") != std::string::npos);
 }
 
+TEST_CASE("a missing hardware number or list is a clear error and not a crash") {
+    YAML::Node hw = YAML::LoadFile(kHw);
+    hw["hbm"].remove("latency_ns");
+    auto hw_path = write_config("hw_missing.yaml", YAML::Dump(hw));
+    auto e = error_of(write_config("uses_hw_missing.yaml", "hardware: " + hw_path +
+                                                               "\nkernel: batch_norm_bwd\nshape: {B: 1, C: 1, H: 1, W: 1}\n"));
+    CHECK(e.find(hw_path) != std::string::npos);
+    CHECK(e.find("key 'hardware.hbm.latency_ns': missing (a number is required)") != std::string::npos);
+
+    hw = YAML::LoadFile(kHw);
+    hw.remove("costs");
+    hw_path = write_config("hw_no_costs.yaml", YAML::Dump(hw));
+    e = error_of(write_config("uses_hw_no_costs.yaml", "hardware: " + hw_path +
+                                                           "\nkernel: batch_norm_bwd\nshape: {B: 1, C: 1, H: 1, W: 1}\n"));
+    CHECK(e.find("key 'hardware.costs': expected a non-empty list of cost rows, got nothing") != std::string::npos);
+}
+
 TEST_CASE("missing files, YAML syntax errors and bad --set syntax are clear errors") {
     CHECK(error_of("/nonexistent/run.yaml").find("/nonexistent/run.yaml: cannot open file") != std::string::npos);
     auto e = error_of(write_config("syntax.yaml", "kernel: [batch_norm_bwd\n"));

@@ -34,7 +34,7 @@ std::string ConfigNode::show(const YAML::Node& n) {
 }
 
 void ConfigNode::fail(const std::string& key, const std::string& expected) const {
-    YAML::Node n = node_[key];
+    YAML::Node n = lookup(key);
     fail_at(n, key, "expected " + expected + ", got " + show(n));
 }
 
@@ -43,11 +43,21 @@ void ConfigNode::fail_at(const YAML::Node& n, const std::string& key, const std:
     throw ConfigError(where(n, kp) + "key '" + kp + "': " + message);
 }
 
-bool ConfigNode::has(const std::string& key) const { return node_[key].IsDefined() && !node_[key].IsNull(); }
+bool ConfigNode::has(const std::string& key) const {
+    YAML::Node n = lookup(key);
+    return n.IsDefined() && !n.IsNull();
+}
+
+YAML::Node ConfigNode::lookup(const std::string& key) const {
+    // yaml-cpp's const operator[] returns an *invalid* node for a missing key, on which
+    // IsSequence(), Type() or Mark() throw; hand out a valid, undefined node instead.
+    YAML::Node n = node_[key];
+    return n ? n : YAML::Node(YAML::NodeType::Undefined);
+}
 
 YAML::Node ConfigNode::get(const std::string& key) const {
     read_->insert(key);
-    return node_[key];
+    return lookup(key);
 }
 
 YAML::Node ConfigNode::raw(const std::string& key) { return get(key); }
@@ -145,7 +155,7 @@ std::string ConfigNode::choice(const std::string& key, const std::vector<std::st
 }
 
 double ConfigNode::sourced(const std::string& key, double lo, double hi) {
-    YAML::Node n = node_[key];
+    YAML::Node n = lookup(key);
     if (!n.IsMap()) return real(key, lo, hi);
     ConfigNode c = child(key);
     double v = c.real("value", lo, hi);

@@ -59,6 +59,7 @@ private:
     std::shared_ptr<std::set<std::string>> read_;
     std::string where(const YAML::Node& n, const std::string& key) const;
     YAML::Node get(const std::string& key) const;
+    YAML::Node lookup(const std::string& key) const;  // never an invalid node
     static std::string show(const YAML::Node& n);
 };
 
