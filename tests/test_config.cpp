@@ -78,6 +78,9 @@ TEST_CASE("a wrong type or out-of-range value names the key and what was expecte
     e = error_of(write_config("nested.yaml", seed("memory: {f_tile: 2048, interleave: 9}\n")));
     CHECK(e.find("key 'memory.interleave': expected an integer in [1, 8]") != std::string::npos);
 
+    e = error_of(write_config("set_map.yaml", seed()), parse_overrides({"memory={f_tile: 0, interleave: 1}"}));
+    CHECK(e.find("--set memory: key 'memory.f_tile': expected an integer in [1, 8192]") != std::string::npos);
+
     e = error_of(write_config("shape.yaml", seed()), parse_overrides({"shape.C=abc"}));
     CHECK(e.find("--set shape.C") != std::string::npos);
     CHECK(e.find("expected an integer") != std::string::npos);

@@ -18,7 +18,11 @@ ConfigNode::ConfigNode(YAML::Node node, std::string path, std::shared_ptr<const 
 
 std::string ConfigNode::where(const YAML::Node& n, const std::string& key) const {
     std::ostringstream w;
-    if (src_->overridden.count(key)) return "--set " + key + ": ";
+    // A key set by --set, or inside a mapping set by --set, has no line in the file.
+    for (std::string k = key;; k = k.substr(0, k.rfind('.'))) {
+        if (src_->overridden.count(k)) return "--set " + k + ": ";
+        if (k.find('.') == std::string::npos) break;
+    }
     w << src_->file;
     if (n.IsDefined() && !n.Mark().is_null()) w << ":" << n.Mark().line + 1 << ":" << n.Mark().column + 1;
     else if (!node_.Mark().is_null()) w << ":" << node_.Mark().line + 1;
