@@ -11,6 +11,7 @@
 #include "models/cost_model.h"
 #include "models/logical_core.h"
 #include "models/scoreboard.h"
+#include "sim/config/config_error.h"
 #include "sim/schedule/schedule.h"
 
 namespace bnsim {
@@ -62,7 +63,18 @@ std::string blocked_report(const Trace& trace, const Scoreboard& sb, const Logic
 
 }  // namespace
 
+// A trace that needs more of the hardware than the config gives is a config problem: say which
+// parameter, before anything is elaborated.
+static void check_trace_fits_hardware(const HwConfig& hw, const Trace& trace) {
+    for (const auto& ins : trace.instructions())
+        if (ins.is_dma() && ins.dma.queue >= hw.dma.queues_per_engine)
+            throw ConfigError("key 'hardware.dma.queues_per_engine': " + std::to_string(hw.dma.queues_per_engine) +
+                              " is too few: instruction #" + std::to_string(ins.id) + " (" + ins.tag.what +
+                              ") uses DMA queue " + std::to_string(ins.dma.queue));
+}
+
 SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opts) {
+    check_trace_fits_hardware(hw, trace);
     CostModel cost(hw);
     Schedule sched = make_schedule(trace, cost, opts.policy);
     Scoreboard sb(trace, opts.observer);

@@ -9,6 +9,7 @@
 
 #include "sim/config/config_error.h"
 #include "sim/config/run_config.h"
+#include "sim/simulate.h"
 
 using namespace bnsim;
 
@@ -148,4 +149,16 @@ TEST_CASE("every number in the trn2 preset carries a source or says it is an est
     };
     walk(hw, "");
     CHECK(numbers > 30);
+}
+
+TEST_CASE("a hardware preset with fewer DMA queues than the trace uses is a config error") {
+    RunConfig c = load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml",
+                                  parse_overrides({"hardware.dma.queues_per_engine=2"}));
+    GeneratedKernel k = c.generate();
+    try {
+        simulate(c.hw, k.trace, SimOptions{});
+        FAIL("expected a ConfigError");
+    } catch (const ConfigError& e) {
+        CHECK(std::string(e.what()).find("key 'hardware.dma.queues_per_engine': 2 is too few") != std::string::npos);
+    }
 }
