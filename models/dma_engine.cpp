@@ -31,7 +31,14 @@ bool DmaEngine::ready(const QueueState& q, double now) const {
 
 void DmaEngine::step() {
     const double now = now_ns();
-    if (busy_ && now + kTimeEpsNs < busy_until_) return;  // woken early; the pending notify stays
+    if (busy_ && now + kTimeEpsNs < busy_until_) {
+        // Woken early. Re-arm the end of the current descriptor: the wake-up we armed for it may
+        // have been dropped, as SystemC keeps only the earliest pending notification of an event
+        // (a push at the instant the engine picked a descriptor leaves a delta notification that
+        // cancels the timed one).
+        wake_.notify(sc_core::sc_time(busy_until_ - now, sc_core::SC_NS));
+        return;
+    }
     busy_ = false;
     if (queued_ == 0) return;
     // Round-robin: the first ready non-empty queue at or after the pointer.
