@@ -1,68 +1,74 @@
 // Dependency derivation: the same rule the NKI compiler applies to tile accesses.
 //
 // For every (core, space, buffer) we keep the accesses still "live": the writers not yet fully
-// overwritten and the readers since. A new access is checked against those rectangles only,
-// and a write that covers an older access retires it (later accesses reach it transitively
-// through the new writer), so each list stays about as long as the number of distinct tiles
-// in flight rather than growing with the trace.
+// overwritten and the readers since. A new access is checked against the live accesses it
+// overlaps, and a write that covers an older access retires it (later accesses reach it
+// transitively through the new writer). Readers that no single later write covers (columns read
+// by every tile, say) stay live for the whole trace, so the live accesses are kept in a
+// RegionIndex: each access visits only those filed where it lies, and derivation stays linear
+// in the trace length instead of scanning thousands of unrelated live readers per write.
 #include <algorithm>
 #include <map>
 #include <tuple>
 
+#include "trace/region_index.h"
 #include "trace/trace.h"
 
 namespace bnsim {
 namespace {
 
-struct Access {
-    Region region;
-    uint32_t instr;
-};
-
-struct BufferState {
-    std::vector<Access> writers;
-    std::vector<Access> readers;
-};
-
-using BufferKey = std::tuple<uint8_t, uint8_t, uint32_t>;  // core, space, buffer
+using BufferKey = std::tuple<uint8_t, uint8_t, uint32_t>;  // issuing core, space, buffer
 
 BufferKey key_of(uint8_t core, const Region& r) { return {core, uint8_t(r.space), r.buffer}; }
 
-void add_edge(std::vector<uint32_t>& deps, uint32_t from, uint32_t self) {
-    if (from != self) deps.push_back(from);
+// One index per buffer, cut along every boundary the trace's regions use in it.
+std::map<BufferKey, RegionIndex> make_indexes(const Trace& trace) {
+    std::map<BufferKey, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> cuts;
+    auto note = [&](uint8_t core, const Region& r) {
+        auto& c = cuts[key_of(core, r)];
+        c.first.push_back(r.row_lo);
+        c.first.push_back(r.row_hi);
+        c.second.push_back(r.byte_lo);
+        c.second.push_back(r.byte_hi);
+    };
+    for (const auto& ins : trace.instructions()) {
+        for (const auto& r : ins.reads()) note(ins.core, r);
+        for (const auto& w : ins.writes()) note(ins.core, w);
+    }
+    std::map<BufferKey, RegionIndex> out;
+    for (auto& [key, c] : cuts) out.emplace(key, RegionIndex(std::move(c.first), std::move(c.second)));
+    return out;
 }
 
 }  // namespace
 
 void derive_dependencies(Trace& trace) {
-    std::map<BufferKey, BufferState> state;
+    auto indexes = make_indexes(trace);
+    auto index_of = [&](uint8_t core, const Region& r) -> RegionIndex& { return indexes.at(key_of(core, r)); };
     for (auto& ins : trace.instructions()) {
         ins.deps.clear();
         const auto reads = ins.reads();
         const auto writes = ins.writes();
+        auto edge = [&](uint32_t from) {
+            if (from != ins.id) ins.deps.push_back(from);
+        };
         // Edges against the state before this instruction.
-        for (const auto& r : reads) {
-            auto& st = state[key_of(ins.core, r)];
-            for (const auto& w : st.writers)
-                if (w.region.overlaps(r)) add_edge(ins.deps, w.instr, ins.id);  // RAW
-        }
-        for (const auto& w : writes) {
-            auto& st = state[key_of(ins.core, w)];
-            for (const auto& a : st.writers)
-                if (a.region.overlaps(w)) add_edge(ins.deps, a.instr, ins.id);  // WAW
-            for (const auto& a : st.readers)
-                if (a.region.overlaps(w)) add_edge(ins.deps, a.instr, ins.id);  // WAR
-        }
+        for (const auto& r : reads)
+            index_of(ins.core, r).for_each_candidate(r, [&](const RegionIndex::Access& a) {
+                if (a.writer && a.region.overlaps(r)) edge(a.instr);  // RAW
+            });
+        for (const auto& w : writes)
+            index_of(ins.core, w).for_each_candidate(w, [&](const RegionIndex::Access& a) {
+                if (a.region.overlaps(w)) edge(a.instr);  // WAW, WAR
+            });
         // Then record this instruction's own accesses.
-        for (const auto& r : reads) state[key_of(ins.core, r)].readers.push_back({r, ins.id});
+        for (const auto& r : reads) index_of(ins.core, r).add(r, ins.id, false);
         for (const auto& w : writes) {
-            auto& st = state[key_of(ins.core, w)];
-            auto retired = [&](const Access& a) { return a.instr != ins.id && w.covers(a.region); };
-            st.writers.erase(std::remove_if(st.writers.begin(), st.writers.end(), retired),
-                             st.writers.end());
-            st.readers.erase(std::remove_if(st.readers.begin(), st.readers.end(), retired),
-                             st.readers.end());
-            st.writers.push_back({w, ins.id});
+            auto& index = index_of(ins.core, w);
+            index.for_each_candidate(w, [&](RegionIndex::Access& a) {
+                if (a.instr != ins.id && w.covers(a.region)) a.live = false;
+            });
+            index.add(w, ins.id, true);
         }
         std::sort(ins.deps.begin(), ins.deps.end());
         ins.deps.erase(std::unique(ins.deps.begin(), ins.deps.end()), ins.deps.end());

@@ -1,0 +1,98 @@
+#pragma once
+// The live accesses of one buffer (a core's SBUF, its reduce registers, or an HBM tensor),
+// indexed by where they lie, so that finding the accesses a new region may touch costs about
+// as much as the accesses it really touches, not the number still alive.
+//
+// The buffer is cut into a grid along the boundaries its regions actually use (the `cuts` given
+// up front: every row_lo/row_hi and byte_lo/byte_hi of the trace's regions in this buffer). A
+// grid cell then lies wholly inside or wholly outside any region, so the accesses filed under
+// the cells a query touches are, up to duplicates, exactly the ones it overlaps. When a buffer
+// has more distinct cuts than kMaxCells allows, neighbouring cells are merged: candidates may
+// then include near misses, which is why callers still apply Region::overlaps/covers.
+//
+// Regions empty along an axis are kept on a side list every query scans (and an empty query
+// scans everything), so that even degenerate rectangles get exactly Region's overlap semantics.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "trace/region.h"
+
+namespace bnsim {
+
+class RegionIndex {
+public:
+    struct Access {
+        Region region;
+        uint32_t instr = 0;
+        bool writer = false;
+        bool live = true;
+        uint64_t seen = 0;  // last query that visited it
+    };
+
+    // `row_cuts` and `byte_cuts`: every boundary the buffer's regions will use (any order,
+    // duplicates allowed). Regions with boundaries outside these still work, only slower.
+    RegionIndex(std::vector<uint64_t> row_cuts, std::vector<uint64_t> byte_cuts);
+
+    void add(const Region& r, uint32_t instr, bool writer);
+
+    // Calls f(Access&) once for every live access that may overlap or be covered by `q`: a
+    // superset of those that do. f may retire the access (set live = false).
+    template <typename F>
+    void for_each_candidate(const Region& q, F&& f);
+
+    static constexpr size_t kMaxCells = size_t(1) << 16;
+
+private:
+    struct Axis {
+        std::vector<uint64_t> cuts;  // sorted, unique; bucket i = [cuts[i], cuts[i+1])
+        size_t buckets() const { return cuts.size() < 2 ? 1 : cuts.size() - 1; }
+        // Buckets [first, last) holding some of [lo, hi); lo < hi.
+        void span(uint64_t lo, uint64_t hi, size_t& first, size_t& last) const;
+        void coarsen();  // merges neighbouring buckets pairwise
+    };
+
+    Axis rows_, bytes_;
+    std::vector<Access> accesses_;
+    std::vector<std::vector<uint32_t>> cells_;  // ids into accesses_, row-major
+    std::vector<uint32_t> degenerate_;          // accesses empty along an axis
+    uint64_t query_ = 0;
+
+    static bool is_degenerate(const Region& r) { return r.row_hi <= r.row_lo || r.byte_hi <= r.byte_lo; }
+    // Visits a list, dropping retired ids as it goes.
+    template <typename F>
+    void visit(std::vector<uint32_t>& ids, F& f);
+};
+
+template <typename F>
+void RegionIndex::visit(std::vector<uint32_t>& ids, F& f) {
+    size_t kept = 0;
+    for (size_t k = 0; k < ids.size(); ++k) {
+        Access& a = accesses_[ids[k]];
+        if (!a.live) continue;
+        if (a.seen != query_) {
+            a.seen = query_;
+            f(a);
+        }
+        if (a.live) ids[kept++] = ids[k];
+    }
+    ids.resize(kept);
+}
+
+template <typename F>
+void RegionIndex::for_each_candidate(const Region& q, F&& f) {
+    ++query_;
+    visit(degenerate_, f);
+    if (is_degenerate(q)) {
+        for (auto& cell : cells_) visit(cell, f);
+        return;
+    }
+    size_t r0, r1, b0, b1;
+    rows_.span(q.row_lo, q.row_hi, r0, r1);
+    bytes_.span(q.byte_lo, q.byte_hi, b0, b1);
+    const size_t nb = bytes_.buckets();
+    for (size_t r = r0; r < r1; ++r)
+        for (size_t b = b0; b < b1; ++b) visit(cells_[r * nb + b], f);
+}
+
+}  // namespace bnsim
