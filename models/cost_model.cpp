@@ -48,16 +48,6 @@ double CostModel::engine_ns(const Instruction& ins) const {
     }
 }
 
-double CostModel::descriptor_ns(double bytes) const {
-    return bytes / hw_.dma.engine_bandwidth_gbps + hw_.dma.descriptor_overhead_ns;
-}
-
-double CostModel::dma_fixed_ns(const Instruction& ins) const {
-    double ns = hw_.dma.dispatch_ns + hw_.dma.completion_ns;
-    if (ins.dma.dge == DgeMode::hardware) ns += hw_.dma.issue_ns;
-    return ns;
-}
-
 bool CostModel::sendrecv_uses_gpsimd_path(const Instruction& ins) const {
     return ins.free_elems <= hw_.link.gpsimd_path_max_free_elems;
 }

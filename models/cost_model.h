@@ -6,9 +6,8 @@
 //   engine instruction: cycles = fixed + max(min, per_elem * N) at the engine clock, N = free
 //                       elements per partition, first table row matching (engine, opcode,
 //                       Instruction::cost_dtype()) — plus ACT's reduce-register costs.
-//   DMA descriptor:     bytes / engine bandwidth + dma.descriptor_overhead_ns (near plateau: M6's
-//                       low efficiency at small sizes comes from dma.min_queue_occupancy_ns, a
-//                       per-DMA occupancy of each queue, modelled by the DMA engines).
+//   DMA:                the trigger here; the DMA's own timing (descriptors, queues, latencies) is
+//                       the DMA lifecycle's, models/dma_lifecycle.h.
 #include <algorithm>
 #include <string>
 
@@ -36,14 +35,6 @@ public:
     //  sendrecv: the trigger only (the transfer is the link's).
     double engine_ns(const Instruction& ins) const;
 
-    // Time one DMA engine spends moving one descriptor.
-    double descriptor_ns(double bytes) const;
-    // Time from a DMA's first descriptor start on an engine's queue to the earliest start of the
-    // next DMA on that queue, given the DMA's descriptor time `work_ns` on that engine.
-    double queue_occupancy_ns(double work_ns) const { return std::max(work_ns, hw_.dma.min_queue_occupancy_ns); }
-    // Fixed latency of a DMA outside its data movement (issue on a hardware DGE, if used, plus
-    // dispatch and completion).
-    double dma_fixed_ns(const Instruction& ins) const;
     // Transfer time of a sendrecv once both sides are ready (latency + bytes / bandwidth of the
     // path the transfer takes).
     double sendrecv_ns(const Instruction& ins) const;

@@ -13,6 +13,7 @@
 #include "models/action_queue.h"
 #include "models/cost_model.h"
 #include "models/dge.h"
+#include "models/dma_lifecycle.h"
 #include "models/dma_engine.h"
 #include "models/scoreboard.h"
 
@@ -42,7 +43,7 @@ private:
     void dispatch(uint32_t id);
     void tick() { actions_.run_due(); }
 
-    const CostModel& cost_;
+    const DmaLifecycle rule_;
     const Trace& trace_;
     Scoreboard& sb_;
     Dge dge_;

@@ -26,41 +26,22 @@ DmaRowShape dma_row_shape(const Instruction& ins) {
     return r;
 }
 
-std::vector<DmaDescriptor> split_dma(const Instruction& ins, const Trace& trace, const HwConfig& hw) {
-    const DmaRowShape shape = dma_row_shape(ins);
+DmaRowSource dma_row_source(const Instruction& ins, const Trace& trace, const HwConfig& hw) {
+    DmaRowSource r;
+    r.shape = dma_row_shape(ins);
     if (ins.dma.queue >= hw.dma.queues_per_engine)
         throw std::runtime_error("dma_copy " + std::to_string(ins.id) + " (" + ins.tag.what + ") uses queue " +
                                  std::to_string(ins.dma.queue) + " but engines have " +
                                  std::to_string(hw.dma.queues_per_engine) + " queues");
-    const Region* hbm = nullptr;
-    if (shape.hbm_read) hbm = &ins.srcs[0].region;
-    if (shape.hbm_write) hbm = &ins.dsts[0].region;
-    const HbmTensor* t = hbm ? &trace.tensor(hbm->buffer) : nullptr;
+    if (r.shape.hbm_read) r.hbm = &ins.srcs[0].region;
+    if (r.shape.hbm_write) r.hbm = &ins.dsts[0].region;
+    if (r.hbm) r.tensor = &trace.tensor(r.hbm->buffer);
+    return r;
+}
+
+std::vector<DmaDescriptor> split_dma(const Instruction& ins, const Trace& trace, const HwConfig& hw) {
     std::vector<DmaDescriptor> out;
-    out.reserve(shape.rows);
-    for (uint32_t i = 0; i < shape.rows; ++i) {
-        DmaDescriptor d;
-        d.dma = ins.id;
-        d.engine = dma_engine_of_row(hw, i);
-        d.queue = ins.dma.queue;
-        d.bytes = shape.desc_bytes;
-        d.sbuf_side = shape.sbuf_side;
-        if (t) {
-            d.hbm_addr = t->base_addr + uint64_t(hbm->row_lo + i) * t->row_bytes + hbm->byte_lo;
-            d.hbm_bytes = shape.hbm_bytes;
-            d.hbm_write = shape.hbm_write;
-        }
-        // Rows of one engine that continue the previous row in HBM join its descriptor.
-        if (hw.dma.merge_contiguous_rows && t && !out.empty()) {
-            DmaDescriptor& prev = out.back();
-            if (prev.engine == d.engine && prev.hbm_addr + prev.hbm_bytes == d.hbm_addr) {
-                prev.bytes += d.bytes;
-                prev.hbm_bytes += d.hbm_bytes;
-                continue;
-            }
-        }
-        out.push_back(d);
-    }
+    for_each_descriptor(ins, trace, hw, [&](const DmaDescriptor& d) { out.push_back(d); });
     return out;
 }
 

@@ -6,10 +6,10 @@
 
 namespace bnsim {
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, const CostModel& cost, HbmIF& hbm, Sbuf& sbuf,
+DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaLifecycle& rule, HbmIF& hbm, Sbuf& sbuf,
                      DescriptorSinkIF& sink)
-    : sc_core::sc_module(name), cost_(cost), hbm_(hbm), sbuf_(sbuf), sink_(sink),
-      queues_(size_t(cost.hw().dma.queues_per_engine)) {
+    : sc_core::sc_module(name), rule_(rule), hbm_(hbm), sbuf_(sbuf), sink_(sink),
+      queues_(size_t(rule.hw().dma.queues_per_engine)) {
     SC_METHOD(step);
     sensitive << wake_;
     dont_initialize();
@@ -69,16 +69,13 @@ void DmaEngine::step() {
     if (!qs.started || d.dma != qs.last_dma) {
         qs.started = true;
         qs.last_dma = d.dma;
-        qs.ready_at = now + cost_.hw().dma.min_queue_occupancy_ns;
+        qs.ready_at = rule_.next_dma_at(now);
     }
 
-    double done = now + cost_.descriptor_ns(d.bytes);
-    double latency = 0;
-    if (d.hbm_bytes) {
-        done = std::max(done, hbm_.transfer(d.hbm_addr, d.hbm_bytes, d.hbm_write, now));
-        latency += hbm_.latency_ns();
-    }
-    if (d.sbuf_side) latency += sbuf_.dma_access(d.bytes, !d.hbm_write);
+    double done = now + rule_.descriptor_ns(d.bytes);
+    if (d.hbm_bytes) done = std::max(done, hbm_.transfer(d.hbm_addr, d.hbm_bytes, d.hbm_write, now));
+    if (d.sbuf_side) sbuf_.dma_access(d.bytes, !d.hbm_write);
+    const double latency = rule_.landing_ns(d);
     busy_ = true;
     busy_until_ = done;
     busy_ns_ += done - now;

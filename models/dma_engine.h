@@ -1,20 +1,20 @@
 #pragma once
 // One DMA engine of a core: dma.queues_per_engine descriptor queues, in order within a queue,
-// served round-robin across the ready non-empty queues, one descriptor at a time. A descriptor
-// takes the longer of its engine time (bytes / engine bandwidth + dma.descriptor_overhead_ns)
-// and the HBM channels' service of its bytes; its data lands after the HBM access latency and
-// the SBUF access latency (pipelined: the engine starts the next descriptor meanwhile).
-// A queue is not ready for a new DMA's first descriptor until dma.min_queue_occupancy_ns after
-// it started the previous DMA's (the per-DMA fixed occupancy that M6's small-transfer
-// throughput shows); meanwhile the engine serves the other queues.
+// served round-robin across the ready non-empty queues, one descriptor at a time. Its timing is
+// the DMA lifecycle's (models/dma_lifecycle.h): a descriptor takes the longer of its descriptor
+// time and the HBM channels' service of its bytes; its data lands the landing latency later
+// (pipelined: the engine starts the next descriptor meanwhile); a queue is not ready for a new
+// DMA's first descriptor before the rule's next_dma_at of the previous DMA's first descriptor
+// (the per-DMA occupancy M6's small-transfer throughput shows); meanwhile the engine serves the
+// other queues.
 #include <cstdint>
 #include <deque>
 #include <vector>
 
 #include <systemc>
 
-#include "models/cost_model.h"
 #include "models/dma_descriptor.h"
+#include "models/dma_lifecycle.h"
 #include "models/hbm.h"
 #include "models/sbuf.h"
 
@@ -30,7 +30,7 @@ public:
 class DmaEngine : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(DmaEngine);
-    DmaEngine(sc_core::sc_module_name name, const CostModel& cost, HbmIF& hbm, Sbuf& sbuf, DescriptorSinkIF& sink);
+    DmaEngine(sc_core::sc_module_name name, const DmaLifecycle& rule, HbmIF& hbm, Sbuf& sbuf, DescriptorSinkIF& sink);
 
     void push(const DmaDescriptor& d);
 
@@ -42,7 +42,7 @@ public:
 private:
     void step();
 
-    const CostModel& cost_;
+    const DmaLifecycle& rule_;
     HbmIF& hbm_;
     Sbuf& sbuf_;
     DescriptorSinkIF& sink_;

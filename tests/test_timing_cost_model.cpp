@@ -7,6 +7,7 @@
 #include "models/act_reduce_registers.h"
 #include "models/cost_model.h"
 #include "models/dma_descriptor.h"
+#include "models/dma_lifecycle.h"
 #include "models/hbm.h"
 
 using namespace bnsim;
@@ -122,31 +123,102 @@ TEST_CASE("cost model: ACT reduce registers add accumulate cycles and the read-o
     CHECK_THROWS(regs.execute(readout_again));
 }
 
-TEST_CASE("cost model: DMA descriptors at plateau rate plus a fixed overhead; queue occupancy; triggers and fixed costs") {
+TEST_CASE("DMA lifecycle: descriptors at plateau rate plus a fixed overhead, queue occupancy, triggers and fixed costs") {
     const HwConfig hw = hand_hw();
     CostModel cm(hw);
+    DmaLifecycle rule(hw);
     // bytes / 23 B/ns + 8 ns
-    CHECK(cm.descriptor_ns(2048) == Approx(89.0435 + 8).epsilon(1e-5));  // M7: one engine's 2 KiB, ~97 ns
-    CHECK(cm.descriptor_ns(8192) == Approx(356.1739 + 8).epsilon(1e-5));
-    CHECK(cm.descriptor_ns(8) == Approx(0.3478 + 8).epsilon(1e-4));
+    CHECK(rule.descriptor_ns(2048) == Approx(89.0435 + 8).epsilon(1e-5));  // M7: one engine's 2 KiB, ~97 ns
+    CHECK(rule.descriptor_ns(8192) == Approx(356.1739 + 8).epsilon(1e-5));
+    CHECK(rule.descriptor_ns(8) == Approx(0.3478 + 8).epsilon(1e-4));
     // a queue holds a DMA at least 800 ns, longer if its descriptors take longer
-    CHECK(cm.queue_occupancy_ns(97.0435) == Approx(800));
-    CHECK(cm.queue_occupancy_ns(1432.7) == Approx(1432.7));
+    CHECK(rule.queue_occupancy_ns(97.0435) == Approx(800));
+    CHECK(rule.queue_occupancy_ns(1432.7) == Approx(1432.7));
+    CHECK(rule.next_dma_at(1000) == Approx(1800));
 
     Instruction dma;
     dma.engine = Engine::Sync;
     dma.opcode = Opcode::DmaCopy;
     CHECK(cm.engine_ns(dma) == Approx(64 / 1.2));
-    CHECK(cm.dma_fixed_ns(dma) == Approx(599 + 751 + 314.5));
+    CHECK(rule.fixed_ns(dma.dma.dge) == Approx(599 + 751 + 314.5));
     dma.engine = Engine::Pool;
     dma.dma.dge = DgeMode::software;
     CHECK(cm.engine_ns(dma) == Approx(64 / 1.2 + 1200));
-    CHECK(cm.dma_fixed_ns(dma) == Approx(751 + 314.5));
+    CHECK(rule.fixed_ns(dma.dma.dge) == Approx(751 + 314.5));
     // pre-generated descriptors: a Sync trigger, no issue phase, no software generation
     dma.engine = Engine::Sync;
     dma.dma.dge = DgeMode::none;
     CHECK(cm.engine_ns(dma) == Approx(64 / 1.2));
-    CHECK(cm.dma_fixed_ns(dma) == Approx(751 + 314.5));
+    CHECK(rule.fixed_ns(dma.dma.dge) == Approx(751 + 314.5));
+}
+
+TEST_CASE("DMA lifecycle: issue per DGE mode, trains per engine, and the scheduler's ideal timeline") {
+    const HwConfig hw = hand_hw();  // 2 DGE units, issue 599, dispatch 751, completion 314.5, 800 ns occupancy
+    DmaLifecycle rule(hw);
+    Dge dge(hw.dma);
+    // hardware: the unit that frees first; two units, so the third waits for the first
+    DmaIssue a = rule.issue(DgeMode::hardware, 0, 100, dge);
+    DmaIssue b = rule.issue(DgeMode::hardware, 0, 100, dge);
+    DmaIssue c = rule.issue(DgeMode::hardware, 0, 100, dge);
+    CHECK(a.start == 100);
+    CHECK(a.end == Approx(699));
+    CHECK(a.dispatch == Approx(699 + 751));
+    CHECK(b.start == 100);
+    CHECK(c.start == Approx(699));
+    CHECK(c.dispatch == Approx(699 + 599 + 751));
+    // software: generated on the Pool stream between reaching the DMA and triggering it
+    DmaIssue s = rule.issue(DgeMode::software, 40, 1240, dge);
+    CHECK(s.start == 40);
+    CHECK(s.end == 1240);
+    CHECK(s.dispatch == Approx(1240 + 751));
+    DmaIssue n = rule.issue(DgeMode::none, 40, 90, dge);
+    CHECK(n.start == 90);
+    CHECK(n.dispatch == Approx(90 + 751));
+
+    // a [128, 4096 B] load from 8 KiB rows: 8 strided rows per engine, 16 trains of 8 descriptors
+    Trace t;
+    HbmTensor x;
+    x.name = "x";
+    x.dtype = DType::bf16;
+    x.rows = 128;
+    x.row_bytes = 8192;
+    t.add_tensor(x);
+    Instruction ld;
+    ld.opcode = Opcode::DmaCopy;
+    ld.dma.queue = 2;
+    Operand src;
+    src.region = t.hbm(0, 0, 128, 0, 4096);
+    src.dtype = DType::bf16;
+    ld.srcs = {src};
+    ld.dsts = {sbuf_op(128, 0, 4096, DType::bf16)};
+    const DmaPlan p = rule.plan(ld, t);
+    REQUIRE(p.trains.size() == 16);
+    CHECK(p.descriptors() == 128);
+    const double desc = 4096 / 23.0 + 8;
+    for (uint16_t e = 0; e < 16; ++e) {
+        CHECK(p.trains[e].engine == e);
+        CHECK(p.trains[e].descriptors == 8);
+        CHECK(p.trains[e].work_ns == Approx(8 * desc));
+    }
+    CHECK(rule.landing_ns(p.shape) == Approx(hw.hbm.latency_ns + hw.sbuf.access_latency_ns));
+
+    // two of them back to back on the ideal timeline: the second waits for the engines
+    IdealDmaTimeline tl(rule);
+    const double lat = hw.hbm.latency_ns + hw.sbuf.access_latency_ns;
+    const double first = tl.run(p, 0, 0);
+    CHECK(first == Approx(599 + 751 + 8 * desc + lat + 314.5));
+    const double second = tl.run(p, 0, 0);  // the other DGE unit, so the same dispatch
+    CHECK(second == Approx(599 + 751 + 16 * desc + lat + 314.5));
+    // a small DMA on the same queue waits for the queue's occupancy, not only the engine
+    Instruction small = ld;
+    small.srcs[0].region = t.hbm(0, 0, 8, 0, 64);  // one engine, 8 rows of 64 B
+    small.dsts = {sbuf_op(8, 0, 64, DType::bf16)};
+    IdealDmaTimeline tl2(rule);
+    const DmaPlan sp = rule.plan(small, t);
+    REQUIRE(sp.trains.size() == 1);
+    const double s1 = tl2.run(sp, 0, 0);
+    const double s2 = tl2.run(sp, 0, 0);
+    CHECK(s2 - s1 == Approx(800));  // 8 x (64/23 + 8) = 86 ns of work, held 800 ns
 }
 
 TEST_CASE("cost model: sendrecv takes the GpSimd path up to the free-size limit") {

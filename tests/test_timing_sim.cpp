@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "models/cost_model.h"
+#include "models/dma_lifecycle.h"
 #include "sim/config/run_config.h"
 #include "sim/report/run_report.h"
 #include "sim/simulate.h"
@@ -268,8 +269,8 @@ TEST_CASE("timing: a DMA engine serves its queues round-robin and each queue in 
     derive_dependencies(t);
     for (const auto& in : t.instructions()) REQUIRE(in.deps.empty());
     SimResult r = simulate(hw, t, SimOptions{});
-    CostModel cm(hw);
-    const double desc = cm.descriptor_ns(4096);
+    DmaLifecycle rule(hw);
+    const double desc = rule.descriptor_ns(4096);
     const double lat = hw.hbm.latency_ns + hw.sbuf.access_latency_ns;
     const auto &d0 = r.timing[0], &d1 = r.timing[1], &d2 = r.timing[2];
     // round-robin: D1 (queue 1) starts before D0 (queue 0) has moved even two of its eight rows...
@@ -307,8 +308,8 @@ TEST_CASE("timing: a queue holds each DMA for dma.min_queue_occupancy_ns, other 
     append_three_loads(t, tx, 256, 256);
     derive_dependencies(t);
     SimResult r = simulate(hw, t, SimOptions{});
-    CostModel cm(hw);
-    const double desc = cm.descriptor_ns(2048);
+    DmaLifecycle rule(hw);
+    const double desc = rule.descriptor_ns(2048);
     REQUIRE(desc < hw.dma.min_queue_occupancy_ns);
     const auto &d0 = r.timing[0], &d1 = r.timing[1], &d2 = r.timing[2];
     // queue 1 does not wait for queue 0's occupancy: D1 starts as soon as the engine is free

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "models/cost_model.h"
-#include "models/dma_descriptor.h"
+#include "models/dma_lifecycle.h"
 
 namespace bnsim {
 
@@ -43,21 +43,19 @@ Bounds compute_bounds(const Trace& trace, const CostModel& cost, int phase /* -1
         double occupied = 0, last = 0;
     };
     std::map<std::array<int, 3>, QueueSpan> spans;
-    std::vector<double> work(size_t(hw.dma.engines_per_core));
+    const DmaLifecycle rule(hw);
     Bounds b;
     for (const auto& in : trace.instructions()) {
         if (phase >= 0 && in.tag.phase != phase) continue;
         eng[in.core][size_t(in.engine)] += cost.engine_ns(in);
         if (!in.is_dma()) continue;
-        const DmaRowShape sh = dma_row_shape(in);
-        std::fill(work.begin(), work.end(), 0.0);
-        for (const auto& d : split_dma(in, trace, hw)) work[d.engine] += cost.descriptor_ns(d.bytes);
-        for (size_t e = 0; e < work.size(); ++e) {
-            if (work[e] <= 0) continue;
-            dma[in.core] += work[e];
-            QueueSpan& q = spans[{int(in.core), int(e), int(in.dma.queue)}];
-            if (q.last > 0) q.occupied += cost.queue_occupancy_ns(q.last);
-            q.last = work[e];
+        const DmaPlan plan = rule.plan(in, trace);
+        const DmaRowShape& sh = plan.shape;
+        for (const auto& t : plan.trains) {
+            dma[in.core] += t.work_ns;
+            QueueSpan& q = spans[{int(in.core), int(t.engine), int(in.dma.queue)}];
+            if (q.last > 0) q.occupied += rule.queue_occupancy_ns(q.last);
+            q.last = t.work_ns;
             queue_win[in.core] = std::max(queue_win[in.core], q.occupied + q.last);
         }
         plateau[in.core] += double(sh.rows) * sh.desc_bytes / hw.dma.engine_bandwidth_gbps;

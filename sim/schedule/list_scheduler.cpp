@@ -7,12 +7,12 @@
 // own (as NKI compiles each SPMD program on its own) by simulating an idealised core —
 //  * each engine is a resource busy for the instruction's cost-model time (a DMA trigger only
 //    for the trigger: it does not block the stream);
-//  * a DMA's result time is estimated from its lifecycle: the hardware DGE unit that frees
-//    first (issue; none for pre-generated descriptors), dispatch, its descriptors on the DMA
-//    engines each engine serving its rows back to back after what it already holds and no
-//    sooner than its queue's minimum occupancy after the queue's previous DMA started there,
-//    HBM/SBUF access latency and completion — so many loads in flight are seen to share the DMA
-//    engines;
+//  * a DMA's result time is estimated from its lifecycle (models/dma_lifecycle.h, the rule the
+//    SystemC DMA models follow): the hardware DGE unit that frees first (issue; none for
+//    pre-generated descriptors), dispatch, each engine serving its train of the DMA's
+//    descriptors back to back after what it already holds and no sooner than its queue's
+//    occupancy by the queue's previous DMA allows, landing latency and completion — so many
+//    loads in flight are seen to share the DMA engines (IdealDmaTimeline: no HBM contention);
 //  * a sendrecv's result time is its trigger plus the link transfer (the rendezvous is not
 //    estimated).
 // At each step the engine that can start something earliest takes, among its instructions
@@ -20,6 +20,10 @@
 // source order unless the dependencies let something run sooner). So tile i+1's loads, which
 // only wait for their slot to be free, move ahead of tile i's direct_x store, which waits for
 // tile i's compute — the reordering multibuffering relies on.
+// Its engine orders are always executable: each engine's stream is a subsequence of one
+// topological order of the dependency graph, and a triggered DMA waits only on the DMAs queued
+// ahead of it (triggered earlier), so in-order engines and in-order DMA queues cannot wait on
+// one another in a cycle.
 // What it does not do: model HBM contention between the two cores of a pair, PSUM, explicit
 // schedule edges or no_reorder blocks (the trace has none), or the compiler's real heuristics,
 // which are not published.
@@ -27,7 +31,7 @@
 #include <limits>
 #include <queue>
 
-#include "models/dma_descriptor.h"
+#include "models/dma_lifecycle.h"
 #include "sim/schedule/schedule.h"
 
 namespace bnsim {
@@ -65,10 +69,8 @@ struct CoreScheduler {
             for (uint32_t d : ins[id].deps) adj[fill[d]++] = id;
 
         std::vector<EngineQ> q(kNumEngines);
-        std::vector<double> dge_free(size_t(hw.dma.hw_dge_units), 0.0);
-        std::vector<double> dma_free(size_t(hw.dma.engines_per_core), 0.0);
-        // Earliest start of a new DMA on each (engine, queue).
-        std::vector<double> queue_ready(size_t(hw.dma.engines_per_core) * size_t(hw.dma.queues_per_engine), 0.0);
+        const DmaLifecycle rule(hw);
+        IdealDmaTimeline dma(rule);
         std::vector<double> dep_ready(ins.size(), 0.0);
         for (uint32_t id : mine)
             if (indeg[id] == 0) q[size_t(ins[id].engine)].pending.push({0.0, id});
@@ -109,7 +111,7 @@ struct CoreScheduler {
             eq.free_at = start + occupy;
             double result = start + occupy;
             if (in.is_dma()) {
-                result = estimate_dma(in, start + occupy, dge_free, dma_free, queue_ready);
+                result = dma.run(rule.plan(in, trace), start, start + occupy);
             } else if (in.opcode == Opcode::SendRecv) {
                 result = start + occupy + cost.sendrecv_ns(in);
             }
@@ -124,35 +126,6 @@ struct CoreScheduler {
                 if (--indeg[d] == 0) q[size_t(ins[d].engine)].pending.push({dep_ready[d], d});
             }
         }
-    }
-
-    double estimate_dma(const Instruction& in, double triggered, std::vector<double>& dge_free,
-                        std::vector<double>& dma_free, std::vector<double>& queue_ready) const {
-        double dispatch = triggered;
-        if (in.dma.dge == DgeMode::hardware) {
-            auto it = std::min_element(dge_free.begin(), dge_free.end());
-            const double s = std::max(triggered, *it);
-            *it = s + hw.dma.issue_ns;
-            dispatch = *it;
-        }
-        dispatch += hw.dma.dispatch_ns;
-        const DmaRowShape sh = dma_row_shape(in);
-        double data_end = dispatch;
-        // The same descriptors the DMA controller will queue, each engine's back to back.
-        std::vector<double> work(dma_free.size(), 0.0);
-        for (const auto& d : split_dma(in, trace, hw)) work[d.engine] += cost.descriptor_ns(d.bytes);
-        for (size_t e = 0; e < dma_free.size(); ++e) {
-            if (work[e] <= 0) continue;
-            double& qr = queue_ready[e * size_t(hw.dma.queues_per_engine) + in.dma.queue];
-            const double s = std::max({dispatch, dma_free[e], qr});
-            qr = s + cost.queue_occupancy_ns(work[e]);
-            dma_free[e] = s + work[e];
-            data_end = std::max(data_end, dma_free[e]);
-        }
-        double lat = 0;
-        if (sh.hbm_read || sh.hbm_write) lat += hw.hbm.latency_ns;
-        if (sh.sbuf_side) lat += hw.sbuf.access_latency_ns;
-        return data_end + lat + hw.dma.completion_ns;
     }
 };
 

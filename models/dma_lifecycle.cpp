@@ -1,0 +1,92 @@
+#include "models/dma_lifecycle.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace bnsim {
+
+uint32_t DmaPlan::descriptors() const {
+    uint32_t n = 0;
+    for (const auto& t : trains) n += t.descriptors;
+    return n;
+}
+
+DmaPlan DmaLifecycle::plan(const Instruction& ins, const Trace& trace) const {
+    DmaPlan p;
+    p.dma = ins.id;
+    p.queue = ins.dma.queue;
+    p.dge = ins.dma.dge;
+    p.shape = dma_row_shape(ins);
+    std::vector<DmaTrain> by_engine(size_t(hw_.dma.engines_per_core));
+    for_each_descriptor(ins, trace, hw_, [&](const DmaDescriptor& d) {
+        DmaTrain& t = by_engine[d.engine];
+        ++t.descriptors;
+        t.work_ns += descriptor_ns(d.bytes);
+    });
+    for (size_t e = 0; e < by_engine.size(); ++e)
+        if (by_engine[e].descriptors) {
+            by_engine[e].engine = uint16_t(e);
+            p.trains.push_back(by_engine[e]);
+        }
+    return p;
+}
+
+DmaIssue DmaLifecycle::issue(DgeMode mode, double stream_ready, double triggered, Dge& dge) const {
+    DmaIssue r;
+    if (mode == DgeMode::hardware) {
+        std::tie(r.start, r.end) = dge.issue(triggered);
+        r.dispatch = r.end + hw_.dma.dispatch_ns;
+        return r;
+    }
+    // Pre-generated descriptors: the trigger hands the queue over directly. Software DGE: the
+    // Pool stream generated the descriptors between reaching the DMA and triggering it.
+    r.start = mode == DgeMode::none ? triggered : stream_ready;
+    r.end = triggered;
+    r.dispatch = triggered + hw_.dma.dispatch_ns;
+    return r;
+}
+
+double DmaLifecycle::descriptor_ns(double bytes) const {
+    return bytes / hw_.dma.engine_bandwidth_gbps + hw_.dma.descriptor_overhead_ns;
+}
+
+double DmaLifecycle::next_dma_at(double first_start_ns) const {
+    return first_start_ns + hw_.dma.min_queue_occupancy_ns;
+}
+
+double DmaLifecycle::queue_occupancy_ns(double work_ns) const {
+    return std::max(work_ns, hw_.dma.min_queue_occupancy_ns);
+}
+
+double DmaLifecycle::landing_ns(bool hbm, bool sbuf) const {
+    double ns = 0;
+    if (hbm) ns += hw_.hbm.latency_ns;
+    if (sbuf) ns += hw_.sbuf.access_latency_ns;
+    return ns;
+}
+
+double DmaLifecycle::fixed_ns(DgeMode mode) const {
+    double ns = hw_.dma.dispatch_ns + hw_.dma.completion_ns;
+    if (mode == DgeMode::hardware) ns += hw_.dma.issue_ns;
+    return ns;
+}
+
+IdealDmaTimeline::IdealDmaTimeline(const DmaLifecycle& rule)
+    : rule_(rule), dge_(rule.hw().dma), engine_free_(size_t(rule.hw().dma.engines_per_core), 0.0),
+      queue_next_(size_t(rule.hw().dma.engines_per_core) * size_t(rule.hw().dma.queues_per_engine), 0.0) {}
+
+double IdealDmaTimeline::run(const DmaPlan& p, double stream_ready, double triggered) {
+    const double dispatch = rule_.issue(p.dge, stream_ready, triggered, dge_).dispatch;
+    double data_end = dispatch;
+    for (const auto& t : p.trains) {
+        double& next = queue_next_[size_t(t.engine) * size_t(rule_.hw().dma.queues_per_engine) + p.queue];
+        double& free = engine_free_[t.engine];
+        const double s = std::max({dispatch, free, next});
+        next = s + rule_.queue_occupancy_ns(t.work_ns);
+        free = s + t.work_ns;
+        data_end = std::max(data_end, free);
+    }
+    return rule_.completion_at(data_end + rule_.landing_ns(p.shape));
+}
+
+}  // namespace bnsim

@@ -1,0 +1,99 @@
+#pragma once
+// The one DMA timing rule: a dma_copy's lifecycle from its trigger on an engine stream to the
+// semaphore its consumers wait on, written once and used by the SystemC models (DmaController,
+// DmaEngine), the list scheduler's estimate (IdealDmaTimeline) and the run report's lower bounds,
+// as CostModel::engine_ns is for instructions.
+//
+//   issue       a hardware DGE unit (the one that frees first) generates the descriptors in
+//               dma.issue_ns; software DGE already paid for it on the Pool stream; pre-generated
+//               descriptors (DgeMode::none) need nothing;
+//   dispatch    dma.dispatch_ns later the descriptors are on queue dma.queue of their engines;
+//   trains      each engine moves its descriptors of the DMA (its train) one after another, each
+//               bytes / engine bandwidth + dma.descriptor_overhead_ns (longer if the HBM channels
+//               it needs are busy);
+//   occupancy   a queue starts a DMA's first descriptor no sooner than dma.min_queue_occupancy_ns
+//               after it started the previous DMA's first one (so, train by train, a queue is held
+//               max(train time, dma.min_queue_occupancy_ns) by each DMA);
+//   landing     a descriptor's data lands the HBM access latency (if one side is HBM) plus the SBUF
+//               access latency (if one side is SBUF) after it has moved;
+//   completion  dma.completion_ns after the last descriptor landed the semaphore is signalled.
+#include <cstdint>
+#include <vector>
+
+#include "models/dge.h"
+#include "models/dma_descriptor.h"
+#include "models/hw_config.h"
+#include "trace/instruction.h"
+#include "trace/trace.h"
+
+namespace bnsim {
+
+// One engine's share of a DMA: its descriptors, moved back to back.
+struct DmaTrain {
+    uint16_t engine = 0;
+    uint32_t descriptors = 0;
+    double work_ns = 0;  // summed descriptor time, in row order
+};
+
+// What the timing rule needs of a DMA, without its descriptors' addresses: its row shape, queue
+// and one train per engine it uses (engines ascending).
+struct DmaPlan {
+    uint32_t dma = 0;
+    uint16_t queue = 0;
+    DgeMode dge = DgeMode::hardware;
+    DmaRowShape shape;
+    std::vector<DmaTrain> trains;
+    uint32_t descriptors() const;
+};
+
+// When a triggered DMA's descriptors are generated and reach the queues.
+struct DmaIssue {
+    double start = 0, end = 0;  // descriptor generation (DGE unit, or software on the Pool stream)
+    double dispatch = 0;        // descriptors on the engines' queues
+};
+
+class DmaLifecycle {
+public:
+    explicit DmaLifecycle(const HwConfig& hw) : hw_(hw) {}
+    const HwConfig& hw() const { return hw_; }
+
+    DmaPlan plan(const Instruction& ins, const Trace& trace) const;
+
+    // A DMA whose stream reached it (dependencies met) at stream_ready and triggered it at
+    // triggered; a hardware DGE DMA takes a unit of `dge`.
+    DmaIssue issue(DgeMode mode, double stream_ready, double triggered, Dge& dge) const;
+    // Time one DMA engine spends moving one descriptor of `bytes`.
+    double descriptor_ns(double bytes) const;
+    // Earliest start of a queue's next DMA when it started its current one at first_start_ns.
+    double next_dma_at(double first_start_ns) const;
+    // Per train: how long a queue is held by a DMA whose train takes work_ns on it.
+    double queue_occupancy_ns(double work_ns) const;
+    // From a descriptor's (or, all alike, a DMA's rows') data moved to landed.
+    double landing_ns(const DmaDescriptor& d) const { return landing_ns(d.hbm_bytes > 0, d.sbuf_side); }
+    double landing_ns(const DmaRowShape& s) const { return landing_ns(s.hbm_read || s.hbm_write, s.sbuf_side); }
+    // The semaphore time of a DMA whose last descriptor landed at last_landed_ns.
+    double completion_at(double last_landed_ns) const { return last_landed_ns + hw_.dma.completion_ns; }
+    // Fixed latency outside data movement: issue on a hardware DGE (if used), dispatch, completion.
+    double fixed_ns(DgeMode mode) const;
+
+private:
+    double landing_ns(bool hbm, bool sbuf) const;
+    const HwConfig& hw_;
+};
+
+// The DMA side of one core as the list scheduler sees it: the DGE units, each DMA engine's busy
+// horizon and each queue's earliest next DMA, trains served back to back in trigger order, no HBM
+// contention. Returns each DMA's estimated completion (semaphore) time.
+class IdealDmaTimeline {
+public:
+    explicit IdealDmaTimeline(const DmaLifecycle& rule);
+    double run(const DmaPlan& p, double stream_ready, double triggered);
+
+private:
+    const DmaLifecycle& rule_;
+    Dge dge_;
+    std::vector<double> engine_free_;  // [engine]
+    std::vector<double> queue_next_;   // [engine * queues + queue]: earliest start of a new DMA
+};
+
+}  // namespace bnsim
