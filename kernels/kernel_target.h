@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/kernel_summary.h"
 #include "trace/trace.h"
 
 namespace bnsim {
@@ -17,6 +18,7 @@ struct KernelTarget {
     uint64_t sbuf_usable_bytes = 0;  // per partition
     uint64_t sbuf_align = 16;
     int num_cores = 1;               // physical cores of the logical core (LNC)
+    int dma_queues = 16;             // DMA queues per engine a kernel may assign its transfers to
 };
 
 // A user-facing problem with the kernel's inputs or memory config (not a bug in bnsim).
@@ -25,10 +27,12 @@ struct KernelError : std::runtime_error {
 };
 
 // A generated kernel: its trace plus a description of the choices it made (memory config,
-// sharding...) for reports.
+// sharding...) for reports: `info` as the trace report prints it, `summary` the typed fields
+// its entry declares.
 struct GeneratedKernel {
     Trace trace;
     nlohmann::ordered_json info = nlohmann::ordered_json::object();
+    KernelSummary summary;
 };
 
 }  // namespace bnsim

@@ -6,7 +6,7 @@
 
 #include "kernels/kernel_target.h"
 #include "sim/commands/command.h"
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 
 int main(int argc, char** argv) {
     // SystemC prints a banner on stdout unless told not to; keep machine-readable output clean.

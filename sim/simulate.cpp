@@ -11,7 +11,7 @@
 #include "models/cost_model.h"
 #include "models/logical_core.h"
 #include "models/scoreboard.h"
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 #include "sim/schedule/schedule.h"
 
 namespace bnsim {

@@ -43,9 +43,9 @@ inline num::Runner timing_runner(const RunConfig& cfg) {
 inline num::ValidateResult validate(const Overrides& sets, num::Runner run = nullptr) {
     RunConfig cfg = numerics_config(sets);
     GeneratedKernel k = cfg.generate();
-    num::BnInputs in = num::generate_inputs(*cfg.batch_norm_bwd, cfg.numerics.inputs);
+    num::BnInputs in = num::generate_inputs(kernel_params<bn::Params>(cfg.kernel_params), cfg.numerics.inputs);
     if (!run) run = timing_runner(cfg);
-    return num::validate_batch_norm_bwd(k.trace, *cfg.batch_norm_bwd, in, validate_options(cfg), run);
+    return num::validate_batch_norm_bwd(k.trace, kernel_params<bn::Params>(cfg.kernel_params), in, validate_options(cfg), run);
 }
 
 // A small shape: B x C x 16 x 16.

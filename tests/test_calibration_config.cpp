@@ -7,7 +7,7 @@
 #include <set>
 
 #include "sim/calibration/measurements.h"
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 #include "sim/config/run_config.h"
 
 using namespace bnsim;

@@ -7,7 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 #include "sim/config/run_config.h"
 #include "sim/simulate.h"
 
@@ -46,18 +46,18 @@ TEST_CASE("the default config loads with the trn2 preset") {
     CHECK(c.hw.name == "trn2");
     CHECK(c.hw.sbuf.usable_bytes_per_partition == 212992);
     CHECK(c.hw.dma.engines_per_core == 16);
-    CHECK(c.batch_norm_bwd->shape.elements() == 64ll * 64 * 4096);
-    CHECK(!c.batch_norm_bwd->memory);
+    CHECK(kernel_params<bn::Params>(c.kernel_params).shape.elements() == 64ll * 64 * 4096);
+    CHECK(!kernel_params<bn::Params>(c.kernel_params).memory);
 }
 
 TEST_CASE("set overrides apply to run and hardware keys") {
     auto path = write_config("ok.yaml", seed());
     RunConfig c = load_run_config(path, parse_overrides({"shape.C=200", "hardware.sbuf.usable_bytes_per_partition=196608",
                                                          "memory={f_tile: 2048, interleave: 4}", "lnc=2"}));
-    CHECK(c.batch_norm_bwd->shape.C == 200);
+    CHECK(kernel_params<bn::Params>(c.kernel_params).shape.C == 200);
     CHECK(c.hw.sbuf.usable_bytes_per_partition == 196608);
-    CHECK(c.batch_norm_bwd->memory->f_tile == 2048);
-    CHECK(c.batch_norm_bwd->memory->direct_x_residency);
+    CHECK(kernel_params<bn::Params>(c.kernel_params).memory->f_tile == 2048);
+    CHECK(kernel_params<bn::Params>(c.kernel_params).memory->direct_x_residency);
     CHECK(c.lnc == 2);
 }
 

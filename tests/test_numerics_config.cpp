@@ -84,8 +84,8 @@ numerics:
     CHECK(c.numerics.relu_kink == 1e-6);
     CHECK(c.numerics.memory_limit_bytes == 1000000000u);
     // The kernel-side what-ifs reach the generator's parameters.
-    CHECK(c.batch_norm_bwd->dyx_dtype == DType::bf16);
-    CHECK(c.batch_norm_bwd->compute_dtype == DType::fp32);
+    CHECK(kernel_params<bn::Params>(c.kernel_params).dyx_dtype == DType::bf16);
+    CHECK(kernel_params<bn::Params>(c.kernel_params).compute_dtype == DType::fp32);
     std::remove(f.c_str());
 }
 

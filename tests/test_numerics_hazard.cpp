@@ -38,16 +38,16 @@ TEST_CASE("hazard: dropping the WAR edge of tile i+interleave's load is caught",
     REQUIRE(!dropped.empty());  // the WAR edges: tile 0's dbeta accumulate, dy*x, direct_x
     load.deps = kept;
 
-    auto inputs = generate_inputs(*cfg.batch_norm_bwd, cfg.numerics.inputs);
+    auto inputs = generate_inputs(kernel_params<bn::Params>(cfg.kernel_params), cfg.numerics.inputs);
     const ValidateOptions vo = test::validate_options(cfg);
 
     // In program order nothing races: the hazard is an ordering problem, not a data problem.
-    ValidateResult seq = validate_batch_norm_bwd(t, *cfg.batch_norm_bwd, inputs, vo, run_sequential);
+    ValidateResult seq = validate_batch_norm_bwd(t, kernel_params<bn::Params>(cfg.kernel_params), inputs, vo, run_sequential);
     CHECK(seq.hazards.empty());
     CHECK(seq.pass);
 
     // Run as soon as the (now incomplete) dependencies allow: the load overtakes tile 0's readers.
-    ValidateResult r = validate_batch_norm_bwd(t, *cfg.batch_norm_bwd, inputs, vo, run_dataflow);
+    ValidateResult r = validate_batch_norm_bwd(t, kernel_params<bn::Params>(cfg.kernel_params), inputs, vo, run_dataflow);
     REQUIRE_FALSE(r.hazards.empty());
     bool named = false;
     for (const auto& h : r.hazards) {

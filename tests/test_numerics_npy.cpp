@@ -84,7 +84,7 @@ TEST_CASE("npy: errors name the file", "[numerics][npy]") {
 TEST_CASE("npy: batch_norm_bwd inputs round trip and are checked against the run", "[numerics][npy]") {
     const std::string dir = temp_dir();
     RunConfig cfg = test::numerics_config(test::small(2, 3, {{"fuse_relu", "true"}, {"relu_mask", "supplied"}}));
-    const bn::Params& p = *cfg.batch_norm_bwd;
+    const bn::Params& p = kernel_params<bn::Params>(cfg.kernel_params);
     BnInputs a = generate_inputs(p, cfg.numerics.inputs);
     write_inputs(dir, a);
     BnInputs b = read_inputs(dir, p);

@@ -11,13 +11,13 @@ using test::timing_runner;
 TEST_CASE("timing order: batch-sharded LNC=2 kernel matches the oracle with no hazards", "[numerics][timing]") {
     RunConfig cfg = test::numerics_config(test::small(5, 64, {{"lnc", "2"}, {"fuse_relu", "true"}}));
     GeneratedKernel k = cfg.generate();
-    auto in = generate_inputs(*cfg.batch_norm_bwd, cfg.numerics.inputs);
-    ValidateResult r = validate_batch_norm_bwd(k.trace, *cfg.batch_norm_bwd, in, test::validate_options(cfg), timing_runner(cfg));
+    auto in = generate_inputs(kernel_params<bn::Params>(cfg.kernel_params), cfg.numerics.inputs);
+    ValidateResult r = validate_batch_norm_bwd(k.trace, kernel_params<bn::Params>(cfg.kernel_params), in, test::validate_options(cfg), timing_runner(cfg));
     INFO((r.hazards.empty() ? "" : r.hazards[0].text));
     CHECK(r.hazards.empty());
     CHECK(r.pass);
     // The same numbers as program order: a hazard-free execution is order-independent.
-    ValidateResult s = validate_batch_norm_bwd(k.trace, *cfg.batch_norm_bwd, in, test::validate_options(cfg), run_sequential);
+    ValidateResult s = validate_batch_norm_bwd(k.trace, kernel_params<bn::Params>(cfg.kernel_params), in, test::validate_options(cfg), run_sequential);
     CHECK(r.out_dgamma == s.out_dgamma);
     CHECK(r.out_dbeta == s.out_dbeta);
     CHECK(r.out_dx_bytes == s.out_dx_bytes);
@@ -44,8 +44,8 @@ TEST_CASE("timing order: a dropped WAR edge lets the scheduler overwrite a live 
         in.deps = kept;
     }
     REQUIRE(!changed.empty());
-    auto in = generate_inputs(*cfg.batch_norm_bwd, cfg.numerics.inputs);
-    ValidateResult r = validate_batch_norm_bwd(t, *cfg.batch_norm_bwd, in, test::validate_options(cfg), timing_runner(cfg));
+    auto in = generate_inputs(kernel_params<bn::Params>(cfg.kernel_params), cfg.numerics.inputs);
+    ValidateResult r = validate_batch_norm_bwd(t, kernel_params<bn::Params>(cfg.kernel_params), in, test::validate_options(cfg), timing_runner(cfg));
     REQUIRE_FALSE(r.hazards.empty());
     CHECK(r.hazards[0].kind == "WAR");
     WARN("first hazard under the timing simulation: " << r.hazards[0].text);

@@ -569,7 +569,15 @@ private:
             m["source"] = first->plan.searched ? "search" : "explicit";
             m["budget_bytes"] = first->plan.budget;
             j["memory_config"] = m;
+            KernelSummary& k = out_.summary;
+            k.set("f_tile", int64_t(first->plan.fp.f_tile));
+            k.set("interleave", int64_t(first->plan.interleave));
+            k.set("direct_x_residency", first->plan.residency);
+            k.set("replication", int64_t(first->shard.rep));
+            k.set("memory_source", std::string(first->plan.searched ? "search" : "given"));
+            k.set("n_sp_tiles", int64_t(first->plan.fp.n_sp_tiles));
         }
+        out_.summary.set("sharding", std::string(shard_mode_name(sh_.mode)));
         json s;
         s["mode"] = shard_mode_name(sh_.mode);
         s["n_c_tiles"] = sh_.n_c_tiles;

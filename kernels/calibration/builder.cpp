@@ -99,6 +99,7 @@ GeneratedKernel Builder::finish() {
     derive_dependencies(out_.trace);
     auto& c = out_.info["calibration"];
     c["measured_instructions"] = measured_;
+    out_.summary.set("measured_instructions", int64_t(measured_.size()));
     return std::move(out_);
 }
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "sim/calibration/metrics.h"
-#include "sim/config/config_node.h"
+#include "configfile/config_node.h"
 
 namespace bnsim {
 

@@ -11,7 +11,7 @@
 #include "sim/calibration/metrics.h"
 #include "sim/calibration/subprocess.h"
 #include "sim/commands/command.h"
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 #include "sim/report/calibration_report.h"
 #include "sim/simulate.h"
 

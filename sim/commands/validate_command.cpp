@@ -63,9 +63,9 @@ void add_validate_command(CLI::App& app) {
         ->check(CLI::IsMember({"timing", "sequential", "dataflow"}));
     cmd->callback([=]() {
         RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
-        if (!cfg.batch_norm_bwd)
+        if (!std::any_cast<bn::Params>(&cfg.kernel_params))
             throw ConfigError(opts->config + ": bnsim validate supports kernel: batch_norm_bwd (got " + cfg.kernel + ")");
-        const bn::Params& p = *cfg.batch_norm_bwd;
+        const bn::Params& p = kernel_params<bn::Params>(cfg.kernel_params);
         for (const auto* d : {inputs.get(), outputs.get(), save_inputs.get()})
             if (!d->empty()) need_dir(*d, d == inputs.get() ? "--inputs" : d == outputs.get() ? "--outputs" : "--save-inputs");
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "models/hw_config.h"
-#include "sim/config/config_node.h"
+#include "configfile/config_node.h"
 
 namespace bnsim {
 

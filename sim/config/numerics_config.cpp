@@ -65,13 +65,10 @@ NumericsConfig parse_numerics_config(ConfigNode& top) {
 }
 
 void apply_numerics_to_kernel(RunConfig& cfg) {
-    if (!cfg.batch_norm_bwd) return;
-    bn::Params& p = *cfg.batch_norm_bwd;
-    if (p.dyx_dtype == cfg.numerics.dyx_dtype && p.compute_dtype == cfg.numerics.intermediates_dtype) return;
-    p.dyx_dtype = cfg.numerics.dyx_dtype;
-    p.compute_dtype = cfg.numerics.intermediates_dtype;
-    const bn::Params copy = p;
-    cfg.build = [copy](const KernelTarget& t) { return bn::generate(copy, t); };
+    auto* p = std::any_cast<bn::Params>(&cfg.kernel_params);
+    if (!p) return;
+    p->dyx_dtype = cfg.numerics.dyx_dtype;
+    p->compute_dtype = cfg.numerics.intermediates_dtype;
 }
 
 }  // namespace bnsim

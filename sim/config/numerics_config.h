@@ -19,7 +19,7 @@
 #include <optional>
 
 #include "numerics/inputs.h"
-#include "sim/config/config_node.h"
+#include "configfile/config_node.h"
 
 namespace bnsim {
 

@@ -3,9 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/config/config_node.h"
+#include "configfile/config_node.h"
 #include "sim/config/hw_config_loader.h"
-#include "sim/config/kernel_registry.h"
 
 namespace bnsim {
 
@@ -15,6 +14,7 @@ KernelTarget RunConfig::target() const {
     t.sbuf_usable_bytes = hw.sbuf.usable_bytes_per_partition;
     t.sbuf_align = hw.sbuf.min_align_bytes;
     t.num_cores = lnc;
+    t.dma_queues = hw.dma.queues_per_engine;
     return t;
 }
 
@@ -86,8 +86,8 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
                        ? SchedulePolicy::list
                        : SchedulePolicy::program_order;
     cfg.kernel = top.choice("kernel", kernel_names());
-    for (const auto& k : kernel_registry())
-        if (k.name == cfg.kernel) cfg.build = k.parse(top, cfg);
+    cfg.entry = find_kernel(cfg.kernel);
+    cfg.kernel_params = cfg.entry->parse(top, cfg.target());
     cfg.numerics = parse_numerics_config(top);
     apply_numerics_to_kernel(cfg);
     top.finish();

@@ -1,19 +1,15 @@
 #pragma once
 // A run config: which hardware, which kernel with which inputs, and how to run it.
-#include <functional>
-#include <optional>
+#include <any>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "kernels/batch_norm_bwd/params.h"
-#include "kernels/kernel_target.h"
+#include "kernels/kernel_entry.h"
 #include "models/hw_config.h"
 #include "sim/config/numerics_config.h"
 
 namespace bnsim {
-
-using KernelBuilder = std::function<GeneratedKernel(const KernelTarget&)>;
 
 enum class SchedulePolicy { list, program_order };
 
@@ -24,16 +20,15 @@ struct RunConfig {
     std::string kernel;
     int lnc = 1;
     SchedulePolicy schedule = SchedulePolicy::list;
-    std::optional<bn::Params> batch_norm_bwd;  // set when kernel == batch_norm_bwd
-    KernelBuilder build;                       // generates the kernel's trace
-    NumericsConfig numerics;                   // `numerics:` (bnsim validate; what-ifs reach the kernel)
+    const KernelEntry* entry = nullptr;  // the registered kernel named by `kernel:`
+    std::any kernel_params;              // its parsed section, opaque here (the entry reads it)
+    NumericsConfig numerics;             // `numerics:` (bnsim validate; what-ifs reach the kernel)
 
     KernelTarget target() const;
-    GeneratedKernel generate() const { return build(target()); }
+    GeneratedKernel generate() const { return entry->generate(kernel_params, target()); }
 };
 
-// "--set a.b=c" arguments, in order.
-using Overrides = std::vector<std::pair<std::string, std::string>>;
+// "--set a.b=c" arguments, in order (Overrides: kernels/kernel_entry.h).
 Overrides parse_overrides(const std::vector<std::string>& args);
 
 // Loads and checks a run config and its hardware preset; throws ConfigError.

@@ -309,6 +309,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
     j["dma_fixed_cost_dominates"] = dom;
     if (dom) notes.push_back("kernel: " + why);
     j["notes"] = notes;
+    j["kernel_summary"] = summary_json(k.summary);
     return j;
 }
 

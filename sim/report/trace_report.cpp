@@ -33,6 +33,7 @@ json trace_report_json(const RunConfig& cfg, const GeneratedKernel& k) {
     ins["dependency_edges"] = s.dependency_edges;
     j["instructions"] = ins;
     j["hbm_bytes"] = {{"read", s.hbm_read_bytes}, {"write", s.hbm_write_bytes}};
+    j["kernel_summary"] = summary_json(k.summary);
     return j;
 }
 

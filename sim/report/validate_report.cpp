@@ -57,8 +57,8 @@ json validate_report_json(const RunConfig& cfg, const num::ValidateResult& r, co
     j["config"] = cfg.file;
     j["hardware"] = cfg.hw.name;
     j["lnc"] = cfg.lnc;
-    if (cfg.batch_norm_bwd) {
-        const auto& p = *cfg.batch_norm_bwd;
+    if (std::any_cast<bn::Params>(&cfg.kernel_params)) {
+        const auto& p = kernel_params<bn::Params>(cfg.kernel_params);
         j["shape"] = {{"B", p.shape.B}, {"C", p.shape.C}, {"D", p.shape.D}, {"H", p.shape.H}, {"W", p.shape.W}};
         j["elements"] = p.shape.elements();
         j["dtype"] = dtype_name(p.dtype);

@@ -1,4 +1,4 @@
-#include "sim/config/config_node.h"
+#include "configfile/config_node.h"
 
 #include <cmath>
 #include <sstream>

@@ -10,7 +10,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 
 namespace bnsim {
 

@@ -1,0 +1,67 @@
+// batch_norm_bwd's registration: its run-config keys (shape, dtype, flags and an optional
+// explicit memory config at the top level of a run config), its trace generator, the decisions
+// it makes for itself and the summary fields it reports.
+#include "kernels/batch_norm_bwd/batch_norm_bwd.h"
+#include "kernels/kernel_entry.h"
+#include "configfile/config_node.h"
+
+namespace bnsim::bn {
+namespace {
+
+std::any parse(ConfigNode& top, const KernelTarget&) {
+    Params p;
+    ConfigNode shape = top.child("shape");
+    const int64_t big = int64_t(1) << 31;
+    p.shape.B = shape.integer("B", 1, big);
+    p.shape.C = shape.integer("C", 1, big);
+    p.shape.D = shape.integer("D", 1, big, 1);
+    p.shape.H = shape.integer("H", 1, big);
+    p.shape.W = shape.integer("W", 1, big);
+    shape.finish();
+    p.dtype = *dtype_from_name(top.choice("dtype", {"bfloat16", "float32"}, "bfloat16"));
+    p.fuse_relu = top.boolean("fuse_relu", false);
+    p.mask_supplied = top.choice("relu_mask", {"none", "supplied"}, "none") == "supplied";
+    p.eps = top.real("eps", 1e-30, 1e30, 1e-5);
+    YAML::Node mem = top.node()["memory"];
+    if (mem.IsDefined() && mem.IsMap()) {
+        ConfigNode m = top.child("memory");
+        MemoryChoice c;
+        c.f_tile = m.integer("f_tile", 1, kMaxFTile);
+        c.interleave = int(m.integer("interleave", kMinInterleave, kMaxInterleave));
+        c.direct_x_residency = m.boolean("direct_x_residency", true);
+        m.finish();
+        p.memory = c;
+    } else {
+        top.choice("memory", {"auto"}, "auto");
+    }
+    return p;
+}
+
+}  // namespace
+
+const KernelEntry& kernel_entry() {
+    static const KernelEntry e = [] {
+        KernelEntry k;
+        k.name = "batch_norm_bwd";
+        k.description = "the NKI batch-norm backward kernel (dx, dgamma, dbeta), optionally with a fused ReLU";
+        k.parse = parse;
+        k.generate = [](const std::any& p, const KernelTarget& t) { return generate(kernel_params<Params>(p), t); };
+        k.decision_axes = {{"memory.f_tile", "integer"},
+                           {"memory.interleave", "integer"},
+                           {"memory.direct_x_residency", "boolean"}};
+        k.auto_overrides = {{"memory", "auto"}};
+        k.summary_fields = {
+            {"f_tile", "free-axis elements per spatial tile"},
+            {"interleave", "tile slots in flight per phase (the kernel's interleave)"},
+            {"direct_x_residency", "whether direct_x stays in SBUF between the phases (else it is spilled to HBM)"},
+            {"replication", "batches processed side by side in one channel tile's partitions"},
+            {"memory_source", "search (the kernel's own choice) or given (memory: in the run config)"},
+            {"n_sp_tiles", "spatial tiles per (batch, channel tile)"},
+            {"sharding", "how the logical core's physical cores split the work: none, channel, batch or redundant"},
+        };
+        return k;
+    }();
+    return e;
+}
+
+}  // namespace bnsim::bn

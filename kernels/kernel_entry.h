@@ -1,0 +1,58 @@
+#pragma once
+// A kernel is one registration: this entry, defined in the kernel's own folder, is everything the
+// generic layers (sim/, reports, sweeps) know about it. They hold the kernel's params opaquely
+// (std::any) and hand them back to the entry's functions.
+#include <any>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/kernel_summary.h"
+#include "kernels/kernel_target.h"
+
+namespace bnsim {
+
+class ConfigNode;
+struct KernelNumerics;
+
+// A choice the kernel makes for itself unless the run config fixes it: a dotted run-config key
+// (e.g. "memory.f_tile") and its kind ("integer" | "boolean"), so sweeps can vary it.
+struct DecisionAxis {
+    std::string key;
+    std::string kind;
+};
+
+// "--set key=value" pairs.
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
+struct KernelEntry {
+    std::string name;         // `kernel:` in a run config
+    std::string description;  // one line
+
+    // Reads the kernel's keys from the run config (the kernel's section; batch_norm_bwd's keys
+    // sit at the top level) into its own params. Throws ConfigError naming file, line and key.
+    std::function<std::any(ConfigNode& top, const KernelTarget& target)> parse;
+    // The kernel's trace for those params on that target. Throws KernelError for inputs the
+    // kernel refuses.
+    std::function<GeneratedKernel(const std::any& params, const KernelTarget& target)> generate;
+
+    std::vector<DecisionAxis> decision_axes;
+    Overrides auto_overrides;  // the --set pairs that leave every decision to the kernel
+    // The fields of GeneratedKernel::summary, in order (reports print them as "kernel_summary").
+    std::vector<SummaryField> summary_fields;
+
+    const KernelNumerics* numerics = nullptr;  // bnsim validate support; nullptr: timing only
+};
+
+// The registered kernels; nullptr for an unknown name.
+const KernelEntry* find_kernel(const std::string& name);
+std::vector<std::string> kernel_names();
+
+// Casts a kernel's opaque params back to its own type (the entry's functions use this).
+template <class P>
+const P& kernel_params(const std::any& a) {
+    return std::any_cast<const P&>(a);
+}
+
+}  // namespace bnsim
