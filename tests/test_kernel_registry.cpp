@@ -66,8 +66,9 @@ TEST_CASE("registry: batch_norm_bwd's summary says whether the memory config was
     const auto il = std::get<int64_t>(*a.summary.find("interleave"));
 
     // Giving the searched choice explicitly reproduces it, now marked "given".
-    RunConfig given = load_run_config(kConfigs + "default.yaml",
-                                      {{"memory.f_tile", std::to_string(f_tile)}, {"memory.interleave", std::to_string(il)}});
+    RunConfig given = load_run_config(
+        kConfigs + "default.yaml",
+        {{"memory", "{f_tile: " + std::to_string(f_tile) + ", interleave: " + std::to_string(il) + "}"}});
     const GeneratedKernel b = given.generate();
     CHECK(std::get<std::string>(*b.summary.find("memory_source")) == "given");
     CHECK(std::get<int64_t>(*b.summary.find("f_tile")) == f_tile);
