@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 #include "sim/config/run_config.h"
 #include "sim/simulate.h"
 
