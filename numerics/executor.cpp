@@ -10,28 +10,48 @@
 namespace bnsim::num {
 namespace {
 
-float alu(AluOp op, float a, float b) {
-    switch (op) {
-    case AluOp::bypass: return a;
-    case AluOp::add: return a + b;
-    case AluOp::subtract: return a - b;
-    case AluOp::rsubtract: return b - a;
-    case AluOp::mult: return a * b;
-    case AluOp::max: return a > b ? a : b;
-    case AluOp::is_gt: return a > b ? 1.0f : 0.0f;
-    }
-    return a;
+// Elementwise kernels: one switch per row, then a plain loop per operation, so the compiler
+// can vectorize them (a switch per element cannot be). Each loop performs exactly the fp32
+// operation of the engine, element by element.
+template <typename F>
+void each(float* a, const float* b, size_t n, F f) {
+    for (size_t k = 0; k < n; ++k) a[k] = f(a[k], b[k]);
+}
+template <typename F>
+void each(float* a, float s, size_t n, F f) {
+    for (size_t k = 0; k < n; ++k) a[k] = f(a[k], s);
 }
 
-float act(ActFunc f, float v) {
-    switch (f) {
-    case ActFunc::copy: return v;
-    case ActFunc::rsqrt: return 1.0f / std::sqrt(v);
-    case ActFunc::exp: return std::exp(v);
-    case ActFunc::sigmoid: return 1.0f / (1.0f + std::exp(-v));
-    case ActFunc::relu: return v > 0.0f ? v : 0.0f;
+// a[k] = a[k] op b[k] for an array b, or a[k] op b for a per-partition scalar b.
+template <typename B>
+void alu(AluOp op, float* a, B b, size_t n) {
+    switch (op) {
+    case AluOp::bypass: return;
+    case AluOp::add: return each(a, b, n, [](float x, float y) { return x + y; });
+    case AluOp::subtract: return each(a, b, n, [](float x, float y) { return x - y; });
+    case AluOp::rsubtract: return each(a, b, n, [](float x, float y) { return y - x; });
+    case AluOp::mult: return each(a, b, n, [](float x, float y) { return x * y; });
+    case AluOp::max: return each(a, b, n, [](float x, float y) { return x > y ? x : y; });
+    case AluOp::is_gt: return each(a, b, n, [](float x, float y) { return x > y ? 1.0f : 0.0f; });
     }
-    return v;
+}
+
+void act(ActFunc f, float* v, size_t n) {
+    switch (f) {
+    case ActFunc::copy: return;
+    case ActFunc::rsqrt:
+        for (size_t k = 0; k < n; ++k) v[k] = 1.0f / std::sqrt(v[k]);
+        return;
+    case ActFunc::exp:
+        for (size_t k = 0; k < n; ++k) v[k] = std::exp(v[k]);
+        return;
+    case ActFunc::sigmoid:
+        for (size_t k = 0; k < n; ++k) v[k] = 1.0f / (1.0f + std::exp(-v[k]));
+        return;
+    case ActFunc::relu:
+        for (size_t k = 0; k < n; ++k) v[k] = v[k] > 0.0f ? v[k] : 0.0f;
+        return;
+    }
 }
 
 [[noreturn]] void shape_error(const Instruction& ins, const std::string& what) {
@@ -154,9 +174,9 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
             const float s = sc[i], b = bi[i];
             for (size_t j = 0; j < n; ++j) {
                 float t = r[j] * s;
-                t = t + b;
-                r[j] = act(ins.act_func, t);
+                r[j] = t + b;
             }
+            act(ins.act_func, r, n);
             if (acc) {
                 float a = ins.accumulate == Accumulate::accumulate ? regs[i] : 0.0f;
                 for (size_t j = 0; j < n; ++j) a += r[j];
@@ -182,8 +202,7 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
         std::vector<float>& b = b_;
         read_into(ins.srcs[0], a);
         read_into(ins.srcs[1], b);
-        const AluOp op = ins.alu[0];
-        for (size_t k = 0; k < a.size(); ++k) a[k] = alu(op, a[k], b[k]);
+        alu(ins.alu[0], a.data(), b.data(), a.size());
         p.writes.push_back(encode(ins.dsts[0], a));
         break;
     }
@@ -196,11 +215,11 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
         read_into(ins.srcs[0], a);
         const std::vector<float> s0 = scalar(ins.scalar[0], rows, false);
         const std::vector<float> s1 = scalar(ins.scalar[1], rows, false);
-        for (uint32_t i = 0; i < rows; ++i)
-            for (size_t j = 0; j < n; ++j) {
-                float& x = a[size_t(i) * n + j];
-                x = alu(ins.alu[1], alu(ins.alu[0], x, s0[i]), s1[i]);
-            }
+        for (uint32_t i = 0; i < rows; ++i) {
+            float* x = a.data() + size_t(i) * n;
+            alu(ins.alu[0], x, s0[i], n);
+            alu(ins.alu[1], x, s1[i], n);
+        }
         p.writes.push_back(encode(ins.dsts[0], a));
         break;
     }
@@ -215,11 +234,11 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
         read_into(ins.srcs[0], a);
         read_into(ins.srcs[1], b);
         const std::vector<float> s = scalar(ins.scalar[0], rows, false);
-        for (uint32_t i = 0; i < rows; ++i)
-            for (size_t j = 0; j < n; ++j) {
-                const size_t k = size_t(i) * n + j;
-                a[k] = alu(ins.alu[1], alu(ins.alu[0], a[k], s[i]), b[k]);
-            }
+        for (uint32_t i = 0; i < rows; ++i) {
+            const size_t k = size_t(i) * n;
+            alu(ins.alu[0], a.data() + k, s[i], n);
+            alu(ins.alu[1], a.data() + k, b.data() + k, n);
+        }
         p.writes.push_back(encode(ins.dsts[0], a));
         break;
     }

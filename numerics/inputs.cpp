@@ -5,6 +5,7 @@
 
 #include "numerics/bf16.h"
 #include "numerics/npy.h"
+#include "numerics/parallel.h"
 
 namespace bnsim::num {
 namespace {
@@ -41,59 +42,69 @@ private:
     static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 };
 
-// Fills v from the distribution in independent chunks, each with its own stream derived from
-// (seed, salt, chunk), so the values do not depend on how the work is split.
-void fill(BigVector<float>& v, const Distribution& d, uint64_t seed, uint64_t salt) {
+// Marsaglia's polar method: two normals per accepted pair.
+void fill_normal(Rng& r, const Distribution& d, float* v, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        double a, b, q;
+        do {
+            a = 2.0 * r.uniform() - 1.0;
+            b = 2.0 * r.uniform() - 1.0;
+            q = a * a + b * b;
+        } while (q >= 1.0 || q == 0.0);
+        const double f = std::sqrt(-2.0 * std::log(q) / q);
+        v[i++] = float(d.mean + d.spread * a * f);
+        if (i < n) v[i++] = float(d.mean + d.spread * b * f);
+    }
+}
+
+// Fills v from the distribution, rounded to dt, in independent chunks, each with its own stream
+// derived from (seed, salt, chunk): the values do not depend on how the chunks are spread over
+// threads.
+void fill(BigVector<float>& v, const Distribution& d, uint64_t seed, uint64_t salt, DType dt, int threads) {
     constexpr size_t kChunk = size_t(1) << 16;
-    for (size_t c0 = 0, chunk = 0; c0 < v.size(); c0 += kChunk, ++chunk) {
+    parallel_for((v.size() + kChunk - 1) / kChunk, threads, [&](size_t chunk) {
+        const size_t c0 = chunk * kChunk;
         uint64_t k = seed * 0x100000001b3ull ^ (salt << 48) ^ chunk;
         Rng r(splitmix64(k));
         const size_t c1 = std::min(v.size(), c0 + kChunk);
         if (d.kind == Distribution::uniform) {
             for (size_t i = c0; i < c1; ++i) v[i] = float(d.mean + d.spread * (2.0 * r.uniform() - 1.0));
-            continue;
+        } else {
+            fill_normal(r, d, v.data() + c0, c1 - c0);
         }
-        // Marsaglia's polar method: two normals per accepted pair.
-        size_t i = c0;
-        while (i < c1) {
-            double a, b, q;
-            do {
-                a = 2.0 * r.uniform() - 1.0;
-                b = 2.0 * r.uniform() - 1.0;
-                q = a * a + b * b;
-            } while (q >= 1.0 || q == 0.0);
-            const double f = std::sqrt(-2.0 * std::log(q) / q);
-            v[i++] = float(d.mean + d.spread * a * f);
-            if (i < c1) v[i++] = float(d.mean + d.spread * b * f);
-        }
-    }
+        if (dt == DType::bf16)
+            for (size_t i = c0; i < c1; ++i) v[i] = round_bf16(v[i]);
+    });
 }
 
 std::vector<int64_t> full_shape(const bn::Shape& s) { return {s.B, s.C, s.D, s.H, s.W}; }
 
-void forward_stats(BnInputs& in) {
+// Per channel, in the same order as a batch-outer loop would add them (so any thread count gives
+// the same bits): the sum over b of each row's sum, then likewise the squared deviations.
+void forward_stats(BnInputs& in, int threads) {
     const int64_t B = in.shape.B, C = in.shape.C, S = in.shape.spatial();
-    std::vector<double> sum(size_t(C), 0.0), sq(size_t(C), 0.0);
-    for (int64_t b = 0; b < B; ++b)
-        for (int64_t c = 0; c < C; ++c) {
-            const float* x = in.x_in.data() + (b * C + c) * S;
-            double s = 0;
-            for (int64_t k = 0; k < S; ++k) s += x[k];
-            sum[size_t(c)] += s;
-        }
     const double N = double(B * S);
     in.means.resize(size_t(C));
-    for (int64_t c = 0; c < C; ++c) in.means[size_t(c)] = float(sum[size_t(c)] / N);
-    for (int64_t b = 0; b < B; ++b)
-        for (int64_t c = 0; c < C; ++c) {
-            const float* x = in.x_in.data() + (b * C + c) * S;
-            const double m = sum[size_t(c)] / N;
+    in.variances.resize(size_t(C));
+    parallel_for(size_t(C), threads, [&](size_t c) {
+        double sum = 0, sq = 0;
+        for (int64_t b = 0; b < B; ++b) {
+            const float* x = in.x_in.data() + (b * C + int64_t(c)) * S;
+            double s = 0;
+            for (int64_t k = 0; k < S; ++k) s += x[k];
+            sum += s;
+        }
+        const double m = sum / N;
+        for (int64_t b = 0; b < B; ++b) {
+            const float* x = in.x_in.data() + (b * C + int64_t(c)) * S;
             double s = 0;
             for (int64_t k = 0; k < S; ++k) s += (x[k] - m) * (x[k] - m);
-            sq[size_t(c)] += s;
+            sq += s;
         }
-    in.variances.resize(size_t(C));
-    for (int64_t c = 0; c < C; ++c) in.variances[size_t(c)] = float(sq[size_t(c)] / N);
+        in.means[c] = float(m);
+        in.variances[c] = float(sq / N);
+    });
 }
 
 [[noreturn]] void bad(const std::string& path, const std::string& m) { throw NpyError(path + ": " + m); }
@@ -110,7 +121,7 @@ uint64_t input_bytes(const bn::Params& p) {
     return n * 8 + (p.uses_mask() ? n : 0) + uint64_t(p.shape.C) * 16;
 }
 
-BnInputs generate_inputs(const bn::Params& p, const InputSpec& spec) {
+BnInputs generate_inputs(const bn::Params& p, const InputSpec& spec, int threads) {
     BnInputs in;
     in.shape = p.shape;
     in.dtype = p.dtype;
@@ -119,11 +130,9 @@ BnInputs generate_inputs(const bn::Params& p, const InputSpec& spec) {
     const int64_t C = p.shape.C;
     in.x_in.resize(n);
     in.dy.resize(n);
-    fill(in.x_in, spec.x_in, spec.seed, 1);
-    fill(in.dy, spec.dy, spec.seed, 2);
-    round_to_dtype(in.x_in, p.dtype);
-    round_to_dtype(in.dy, p.dtype);
-    forward_stats(in);
+    fill(in.x_in, spec.x_in, spec.seed, 1, p.dtype, threads);
+    fill(in.dy, spec.dy, spec.seed, 2, p.dtype, threads);
+    forward_stats(in, threads);
     Rng r([&] {
         uint64_t k = spec.seed ^ 0x5eedull;
         return splitmix64(k);

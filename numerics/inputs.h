@@ -36,8 +36,9 @@ struct BnInputs {
 
 // Statistics from x_in as the forward pass computes them (mean and biased variance per channel,
 // accumulated in float64, stored fp32); the supplied mask, if any, is where the float64 forward
-// output is positive.
-BnInputs generate_inputs(const bn::Params& p, const InputSpec& spec);
+// output is positive. Runs on `threads` threads (0: one per hardware thread); the values are the
+// same for any thread count.
+BnInputs generate_inputs(const bn::Params& p, const InputSpec& spec, int threads = 0);
 
 // Reads dy.npy, x_in.npy, means.npy, variances.npy, gamma.npy, beta.npy and, when the run uses a
 // supplied mask, relu_mask.npy from dir. dy/x_in are float32 (rounded to the run's dtype), the
