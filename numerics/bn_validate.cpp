@@ -132,17 +132,17 @@ double rel_l2(const std::vector<float>& a, const std::vector<float>& b) {
 
 }  // namespace
 
-uint64_t validate_bytes_needed(const bn::Params& p, int num_cores, int partitions, uint64_t bpp) {
+uint64_t validate_bytes_needed(const Trace& trace, const bn::Params& p, int partitions, uint64_t bpp) {
     const uint64_t n = uint64_t(p.shape.elements());
-    const uint64_t ds = uint64_t(dtype_size(p.dtype)), cs = uint64_t(dtype_size(p.compute_dtype));
-    uint64_t b = input_bytes(p);                       // fp32 inputs
-    b += n * (3 * ds + cs * uint64_t(num_cores));      // HBM: dy, x_in, dx, direct_x staging
-    if (p.uses_mask()) b += n;                         // HBM mask
-    b += uint64_t(num_cores) * uint64_t(partitions) * bpp;  // SBUF images
-    b += n * 4 * 2;                                    // oracle dx, kernel dx as fp32
-    if (p.fuse_relu) b += n * 2;                       // effective and oracle masks
-    b += uint64_t(p.shape.B * p.shape.spatial()) * 8;  // oracle per-channel buffers
-    return b;
+    const uint64_t inputs = input_bytes(p);  // fp32 dy and x_in (+ mask), held throughout
+    // While the trace runs: the device memory (HBM tensors as the trace declares them, SBUF
+    // images) and the mask probe's record.
+    const uint64_t executing = inputs + DeviceMemory::bytes_needed(trace, partitions, bpp) + (p.fuse_relu ? n : 0);
+    // Then: the kernel's dx bytes, the applied and the oracle's recomputed masks, and the oracle's
+    // two per-channel [B, spatial] fp32 buffers (dx itself is streamed row by row, never held).
+    const uint64_t checking = inputs + n * uint64_t(dtype_size(p.dtype)) + (p.fuse_relu ? n : 0) +
+                              (p.recomputes_mask() ? n : 0) + uint64_t(p.shape.B * p.shape.spatial()) * 8;
+    return std::max(executing, checking);
 }
 
 ValidateResult validate_batch_norm_bwd(const Trace& trace, const bn::Params& p, const BnInputs& in,

@@ -75,8 +75,9 @@ struct ValidateResult {
 ValidateResult validate_batch_norm_bwd(const Trace& trace, const bn::Params& p, const BnInputs& in,
                                        const ValidateOptions& opts, const Runner& run);
 
-// Bytes a validation of this shape holds at its peak (inputs, device memory, oracle, outputs).
-uint64_t validate_bytes_needed(const bn::Params& p, int num_cores, int partitions, uint64_t sbuf_bytes_per_partition);
+// Bytes a validation of this trace holds at its peak: the larger of the execution (inputs,
+// device memory, mask record) and the checking that follows (inputs, dx, masks, oracle buffers).
+uint64_t validate_bytes_needed(const Trace& trace, const bn::Params& p, int partitions, uint64_t sbuf_bytes_per_partition);
 
 void write_outputs(const std::string& dir, const bn::Params& p, const ValidateResult& r);
 

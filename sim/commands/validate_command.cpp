@@ -69,10 +69,12 @@ void add_validate_command(CLI::App& app) {
         for (const auto* d : {inputs.get(), outputs.get(), save_inputs.get()})
             if (!d->empty()) need_dir(*d, d == inputs.get() ? "--inputs" : d == outputs.get() ? "--outputs" : "--save-inputs");
 
-        // Refuse up front what cannot fit in memory.
+        GeneratedKernel k = cfg.generate();
+        // Refuse up front what cannot fit in memory (the trace says which HBM tensors and SBUF images
+        // the execution allocates; generating it allocates no tensor data).
         const uint64_t bpp = cfg.hw.sbuf.usable_bytes_per_partition;
         const int parts = cfg.hw.sbuf.partitions;
-        const uint64_t need = num::validate_bytes_needed(p, cfg.lnc, parts, bpp);
+        const uint64_t need = num::validate_bytes_needed(k.trace, p, parts, bpp);
         const uint64_t limit = cfg.numerics.memory_limit_bytes ? cfg.numerics.memory_limit_bytes : mem_available_bytes();
         if (limit && need > limit) {
             std::ostringstream m;
@@ -83,7 +85,6 @@ void add_validate_command(CLI::App& app) {
             throw KernelError(m.str());
         }
 
-        GeneratedKernel k = cfg.generate();
         num::BnInputs in;
         try {
             in = inputs->empty() ? num::generate_inputs(p, cfg.numerics.inputs) : num::read_inputs(*inputs, p);
