@@ -1,6 +1,7 @@
 #include "models/dma_lifecycle.h"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 namespace bnsim {
@@ -73,20 +74,32 @@ double DmaLifecycle::fixed_ns(DgeMode mode) const {
 
 IdealDmaTimeline::IdealDmaTimeline(const DmaLifecycle& rule)
     : rule_(rule), dge_(rule.hw().dma), engine_free_(size_t(rule.hw().dma.engines_per_core), 0.0),
-      queue_next_(size_t(rule.hw().dma.engines_per_core) * size_t(rule.hw().dma.queues_per_engine), 0.0) {}
+      queue_next_(size_t(rule.hw().dma.engines_per_core) * size_t(rule.hw().dma.queues_per_engine), 0.0),
+      engine_busy_(size_t(rule.hw().dma.engines_per_core), 0.0),
+      engine_descriptors_(size_t(rule.hw().dma.engines_per_core), 0) {}
 
-double IdealDmaTimeline::run(const DmaPlan& p, double stream_ready, double triggered) {
-    const double dispatch = rule_.issue(p.dge, stream_ready, triggered, dge_).dispatch;
-    double data_end = dispatch;
-    for (const auto& t : p.trains) {
-        double& next = queue_next_[size_t(t.engine) * size_t(rule_.hw().dma.queues_per_engine) + p.queue];
-        double& free = engine_free_[t.engine];
-        const double s = std::max({dispatch, free, next});
-        next = s + rule_.queue_occupancy_ns(t.work_ns);
-        free = s + t.work_ns;
-        data_end = std::max(data_end, free);
+DmaTimes IdealDmaTimeline::run(const DmaPlan& p, double stream_ready, double triggered) {
+    DmaTimes t;
+    const DmaIssue is = rule_.issue(p.dge, stream_ready, triggered, dge_);
+    t.issue_start = is.start;
+    t.issue_end = is.end;
+    t.dispatch = is.dispatch;
+    double moved = is.dispatch;
+    t.data_start = p.trains.empty() ? is.dispatch : std::numeric_limits<double>::infinity();
+    for (const auto& tr : p.trains) {
+        double& next = queue_next_[size_t(tr.engine) * size_t(rule_.hw().dma.queues_per_engine) + p.queue];
+        double& free = engine_free_[tr.engine];
+        const double s = std::max({is.dispatch, free, next});
+        next = s + rule_.queue_occupancy_ns(tr.work_ns);
+        free = s + tr.work_ns;
+        moved = std::max(moved, free);
+        t.data_start = std::min(t.data_start, s);
+        engine_busy_[tr.engine] += tr.work_ns;
+        engine_descriptors_[tr.engine] += tr.descriptors;
     }
-    return rule_.completion_at(data_end + rule_.landing_ns(p.shape));
+    t.data_end = moved + rule_.landing_ns(p.shape);
+    t.end = rule_.completion_at(t.data_end);
+    return t;
 }
 
 }  // namespace bnsim

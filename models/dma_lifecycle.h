@@ -81,19 +81,35 @@ private:
     const HwConfig& hw_;
 };
 
+// A DMA's lifecycle times.
+struct DmaTimes {
+    double issue_start = 0, issue_end = 0;  // descriptor generation
+    double dispatch = 0;                    // descriptors on the queues
+    double data_start = 0;                  // first descriptor starts moving
+    double data_end = 0;                    // last descriptor landed
+    double end = 0;                         // semaphore signalled
+};
+
 // The DMA side of one core as the list scheduler sees it: the DGE units, each DMA engine's busy
 // horizon and each queue's earliest next DMA, trains served back to back in trigger order, no HBM
-// contention. Returns each DMA's estimated completion (semaphore) time.
+// contention. run() returns a DMA's estimated lifecycle times.
 class IdealDmaTimeline {
 public:
     explicit IdealDmaTimeline(const DmaLifecycle& rule);
-    double run(const DmaPlan& p, double stream_ready, double triggered);
+    DmaTimes run(const DmaPlan& p, double stream_ready, double triggered);
+
+    // Busy time and descriptors of each DMA engine, busy time of the DGE units, so far.
+    const std::vector<double>& engine_busy_ns() const { return engine_busy_; }
+    const std::vector<uint64_t>& engine_descriptors() const { return engine_descriptors_; }
+    double dge_busy_ns() const { return dge_.busy_ns(); }
 
 private:
     const DmaLifecycle& rule_;
     Dge dge_;
     std::vector<double> engine_free_;  // [engine]
     std::vector<double> queue_next_;   // [engine * queues + queue]: earliest start of a new DMA
+    std::vector<double> engine_busy_;
+    std::vector<uint64_t> engine_descriptors_;
 };
 
 }  // namespace bnsim

@@ -1,5 +1,6 @@
 #include "models/sbuf.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace bnsim {
@@ -22,6 +23,18 @@ Sbuf::Sbuf(sc_core::sc_module_name name, const SbufParams& p, const Trace& trace
         for (const auto& r : in.reads()) check(in, r);
         for (const auto& r : in.writes()) check(in, r);
     }
+}
+
+uint64_t sbuf_highest_byte(const Trace& trace, uint8_t core) {
+    uint64_t peak = 0;
+    for (const auto& in : trace.instructions()) {
+        if (in.core != core) continue;
+        for (const auto& r : in.reads())
+            if (r.space == Space::Sbuf && r.core == core) peak = std::max<uint64_t>(peak, r.byte_hi);
+        for (const auto& r : in.writes())
+            if (r.space == Space::Sbuf && r.core == core) peak = std::max<uint64_t>(peak, r.byte_hi);
+    }
+    return peak;
 }
 
 double Sbuf::dma_access(uint32_t bytes, bool write) {

@@ -14,6 +14,9 @@
 
 namespace bnsim {
 
+// The highest SBUF byte (per partition) any instruction of `core` touches.
+uint64_t sbuf_highest_byte(const Trace& trace, uint8_t core);
+
 class Sbuf : public sc_core::sc_module {
 public:
     Sbuf(sc_core::sc_module_name name, const SbufParams& p, const Trace& trace, uint8_t core);

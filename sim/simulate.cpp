@@ -73,6 +73,32 @@ static void check_trace_fits_hardware(const HwConfig& hw, const Trace& trace) {
                               ") uses DMA queue " + std::to_string(ins.dma.queue));
 }
 
+// DMA queues: busy = the union of [first descriptor start, last descriptor landed] of their DMAs.
+void add_dma_queue_units(const Trace& trace, SimResult& res) {
+    std::map<std::string, std::vector<std::pair<double, double>>> queue_spans;
+    for (const auto& in : trace.instructions()) {
+        if (!in.is_dma()) continue;
+        const auto& t = res.timing[in.id];
+        queue_spans["core" + std::to_string(in.core) + ".dma.q" + std::to_string(in.dma.queue)].push_back(
+            {t.start_ns, t.data_end_ns});
+    }
+    for (auto& [name, spans] : queue_spans) {
+        std::sort(spans.begin(), spans.end());
+        double busy = 0, cur_s = -1, cur_e = -1;
+        for (const auto& [s, e] : spans) {
+            if (s > cur_e) {
+                if (cur_e > cur_s) busy += cur_e - cur_s;
+                cur_s = s;
+                cur_e = e;
+            } else {
+                cur_e = std::max(cur_e, e);
+            }
+        }
+        if (cur_e > cur_s) busy += cur_e - cur_s;
+        res.units[name] = UnitStats{busy, uint64_t(spans.size())};
+    }
+}
+
 SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opts) {
     check_trace_fits_hardware(hw, trace);
     CostModel cost(hw);
@@ -120,29 +146,7 @@ SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opt
         res.units[c + ".dge"] = UnitStats{core->dma().dge().busy_ns(), 0};
         res.sbuf_peak_bytes.push_back(core->sbuf().peak_bytes_per_partition());
     }
-    // DMA queues: busy = the union of [first descriptor start, last descriptor landed] of their DMAs.
-    std::map<std::string, std::vector<std::pair<double, double>>> queue_spans;
-    for (const auto& in : trace.instructions()) {
-        if (!in.is_dma()) continue;
-        const auto& t = res.timing[in.id];
-        queue_spans["core" + std::to_string(in.core) + ".dma.q" + std::to_string(in.dma.queue)].push_back(
-            {t.start_ns, t.data_end_ns});
-    }
-    for (auto& [name, spans] : queue_spans) {
-        std::sort(spans.begin(), spans.end());
-        double busy = 0, cur_s = -1, cur_e = -1;
-        for (const auto& [s, e] : spans) {
-            if (s > cur_e) {
-                if (cur_e > cur_s) busy += cur_e - cur_s;
-                cur_s = s;
-                cur_e = e;
-            } else {
-                cur_e = std::max(cur_e, e);
-            }
-        }
-        if (cur_e > cur_s) busy += cur_e - cur_s;
-        res.units[name] = UnitStats{busy, uint64_t(spans.size())};
-    }
+    add_dma_queue_units(trace, res);
     res.units["hbm"] = UnitStats{top.hbm().busy_ns(), 0};
     if (top.link()) res.units["link"] = UnitStats{top.link()->busy_ns(), top.link()->transfers()};
     res.hbm_bytes_read = top.hbm().bytes_read();

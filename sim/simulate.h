@@ -57,4 +57,13 @@ struct SimulationError : std::runtime_error {
 // Throws SimulationError (with the blocked instructions and what each waits on) on deadlock.
 SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opts);
 
+// The list scheduler's own timeline as a SimResult (`bnsim run --estimate`): no SystemC run, so
+// any number of calls per process. Trains go back to back on idealised DMA engines (no HBM
+// contention) and sendrecv is its trigger plus the transfer (no rendezvous).
+SimResult estimate(const HwConfig& hw, const Trace& trace);
+
+// Adds each DMA queue's busy time (the union of its DMAs' [start, data end]) and DMA count to
+// res.units from res.timing (simulate() and estimate()).
+void add_dma_queue_units(const Trace& trace, SimResult& res);
+
 }  // namespace bnsim

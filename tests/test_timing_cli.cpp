@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <cmath>
+#include <sys/wait.h>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -117,4 +119,39 @@ TEST_CASE("run CLI: text report names the binding unit of each phase") {
     CHECK_THAT(text, Catch::Matches("(.|\n)*phase 1 .*-bound, [0-9.]+x over its [A-Z-]+ time(.|\n)*"));
     CHECK_THAT(text, Catch::Contains("phase 2"));
     CHECK_THAT(text, Catch::Contains("core0.q0"));
+}
+
+// Same shape of report, every key of the full run present, marked as an estimate.
+static void check_same_keys(const json& full, const json& est, const std::string& where) {
+    for (auto it = full.begin(); it != full.end(); ++it) {
+        INFO(where + "." + it.key());
+        REQUIRE(est.contains(it.key()));
+        if (it.value().is_object()) check_same_keys(it.value(), est[it.key()], where + "." + it.key());
+    }
+}
+
+TEST_CASE("run CLI: --estimate reports the list scheduler's timeline in the run report's shape, marked as an estimate") {
+    for (const char* args : {"", "--set lnc=2"}) {
+        INFO(args);
+        const json full = run_json(args);
+        const json est = run_json(std::string("--estimate ") + args);
+        CHECK_FALSE(full.contains("mode"));
+        CHECK(est["mode"] == "estimate");
+        check_same_keys(full, est, "");
+        // the scheduler's idealised core: close to the full simulation, here within 3%
+        const double f = full["latency_ns"].get<double>(), e = est["latency_ns"].get<double>();
+        CHECK(std::abs(e - f) <= 0.03 * f);
+        // what does not depend on timing is the same
+        CHECK(est["hbm"]["bytes_read"] == full["hbm"]["bytes_read"]);
+        CHECK(est["hbm"]["bytes_written"] == full["hbm"]["bytes_written"]);
+        CHECK(est["bounds"]["dma_ns"] == full["bounds"]["dma_ns"]);
+        CHECK(est["engines"]["dve"]["busy_ns"] == full["engines"]["dve"]["busy_ns"]);
+        CHECK(est["sbuf"] == full["sbuf"]);
+        CHECK(est["dma_queues"].size() == full["dma_queues"].size());
+    }
+    CHECK_THAT(run_cmd("--estimate"), Catch::StartsWith("mode        estimate"));
+    int status = 0;
+    const std::string po = run_cmd("--estimate --set schedule=program_order", &status);
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK_THAT(po, Catch::Contains("--estimate") && Catch::Contains("schedule: list"));
 }

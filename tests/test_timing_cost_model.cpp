@@ -205,9 +205,9 @@ TEST_CASE("DMA lifecycle: issue per DGE mode, trains per engine, and the schedul
     // two of them back to back on the ideal timeline: the second waits for the engines
     IdealDmaTimeline tl(rule);
     const double lat = hw.hbm.latency_ns + hw.sbuf.access_latency_ns;
-    const double first = tl.run(p, 0, 0);
+    const double first = tl.run(p, 0, 0).end;
     CHECK(first == Approx(599 + 751 + 8 * desc + lat + 314.5));
-    const double second = tl.run(p, 0, 0);  // the other DGE unit, so the same dispatch
+    const double second = tl.run(p, 0, 0).end;  // the other DGE unit, so the same dispatch
     CHECK(second == Approx(599 + 751 + 16 * desc + lat + 314.5));
     // a small DMA on the same queue waits for the queue's occupancy, not only the engine
     Instruction small = ld;
@@ -216,8 +216,8 @@ TEST_CASE("DMA lifecycle: issue per DGE mode, trains per engine, and the schedul
     IdealDmaTimeline tl2(rule);
     const DmaPlan sp = rule.plan(small, t);
     REQUIRE(sp.trains.size() == 1);
-    const double s1 = tl2.run(sp, 0, 0);
-    const double s2 = tl2.run(sp, 0, 0);
+    const double s1 = tl2.run(sp, 0, 0).end;
+    const double s2 = tl2.run(sp, 0, 0).end;
     CHECK(s2 - s1 == Approx(800));  // 8 x (64/23 + 8) = 86 ns of work, held 800 ns
 }
 

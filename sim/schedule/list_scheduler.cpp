@@ -72,6 +72,7 @@ struct CoreScheduler {
         const DmaLifecycle rule(hw);
         IdealDmaTimeline dma(rule);
         std::vector<double> dep_ready(ins.size(), 0.0);
+        std::vector<int64_t> last_dep(ins.size(), -1);
         for (uint32_t id : mine)
             if (indeg[id] == 0) q[size_t(ins[id].engine)].pending.push({0.0, id});
 
@@ -108,10 +109,13 @@ struct CoreScheduler {
             const Instruction& in = ins[id];
             const double start = best_t;
             const double occupy = cost.engine_ns(in);
+            out.est_head[id] = eq.free_at;
+            if (start > eq.free_at && last_dep[id] >= 0) out.est_waited_on[id] = last_dep[id];
             eq.free_at = start + occupy;
             double result = start + occupy;
             if (in.is_dma()) {
-                result = dma.run(rule.plan(in, trace), start, start + occupy);
+                out.est_dma[id] = dma.run(rule.plan(in, trace), start, start + occupy);
+                result = out.est_dma[id].end;
             } else if (in.opcode == Opcode::SendRecv) {
                 result = start + occupy + cost.sendrecv_ns(in);
             }
@@ -122,10 +126,12 @@ struct CoreScheduler {
             ++scheduled;
             for (uint32_t k = off[id]; k < off[id + 1]; ++k) {
                 const uint32_t d = adj[k];
+                if (result >= dep_ready[d]) last_dep[d] = id;
                 dep_ready[d] = std::max(dep_ready[d], result);
                 if (--indeg[d] == 0) q[size_t(ins[d].engine)].pending.push({dep_ready[d], d});
             }
         }
+        out.est_dma_units[size_t(core)] = {dma.engine_busy_ns(), dma.engine_descriptors(), dma.dge_busy_ns()};
     }
 };
 
@@ -136,6 +142,10 @@ Schedule schedule_list(const Trace& trace, const CostModel& cost) {
     s.cores.resize(size_t(trace.num_cores));
     s.est_start.assign(trace.size(), 0.0);
     s.est_end.assign(trace.size(), 0.0);
+    s.est_head.assign(trace.size(), 0.0);
+    s.est_waited_on.assign(trace.size(), -1);
+    s.est_dma.assign(trace.size(), DmaTimes{});
+    s.est_dma_units.resize(size_t(trace.num_cores));
     for (int c = 0; c < trace.num_cores; ++c) {
         CoreScheduler cs{trace, cost, cost.hw(), s, c};
         cs.run();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/cost_model.h"
+#include "models/dma_lifecycle.h"
 #include "models/neuron_core.h"
 #include "sim/config/run_config.h"
 #include "trace/trace.h"
@@ -22,6 +23,19 @@ struct Schedule {
     // The list scheduler's own estimate of each instruction's start and result time (ns); empty
     // for program_order. Diagnostics only: the SystemC models decide the real times.
     std::vector<double> est_start, est_end;
+    // The rest of its timeline, for `bnsim run --estimate` (list only): when each instruction
+    // reached the head of its stream (its engine's previous instruction ended), the dependency
+    // whose result came last if the instruction waited for it, each DMA's lifecycle times, and per
+    // core the DMA engines' busy time and descriptors and the DGE units' busy time.
+    std::vector<double> est_head;
+    std::vector<int64_t> est_waited_on;
+    std::vector<DmaTimes> est_dma;
+    struct DmaUnits {
+        std::vector<double> engine_busy_ns;
+        std::vector<uint64_t> engine_descriptors;
+        double dge_busy_ns = 0;
+    };
+    std::vector<DmaUnits> est_dma_units;
     bool stuck = false;  // the dependency graph had a cycle; the rest was appended in source order
 };
 

@@ -1,0 +1,71 @@
+// estimate(): `bnsim run --estimate`, the list scheduler's own timeline in the shape of a
+// simulation result, for sweeps and fits to screen with before confirming in full.
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "models/dma_lifecycle.h"
+#include "models/sbuf.h"
+#include "sim/schedule/schedule.h"
+#include "sim/simulate.h"
+
+namespace bnsim {
+
+SimResult estimate(const HwConfig& hw, const Trace& trace) {
+    CostModel cost(hw);
+    const Schedule sched = schedule_list(trace, cost);
+    SimResult res;
+    res.policy = schedule_policy_name(SchedulePolicy::list);
+    res.timing.resize(trace.size());
+    double end = 0;
+    std::vector<std::array<UnitStats, kNumEngines>> engines(size_t(trace.num_cores));
+    uint64_t transfers = 0;
+    double link_busy = 0;
+    for (const auto& in : trace.instructions()) {
+        const uint32_t id = in.id;
+        InstrTiming& t = res.timing[id];
+        t.head_ns = sched.est_head[id];
+        t.ready_ns = sched.est_start[id];
+        t.start_ns = sched.est_start[id];
+        t.end_ns = sched.est_end[id];
+        t.waited_on = sched.est_waited_on[id];
+        UnitStats& u = engines[in.core][size_t(in.engine)];
+        u.busy_ns += cost.engine_ns(in);
+        ++u.instructions;
+        if (in.is_dma()) {
+            const DmaTimes& d = sched.est_dma[id];
+            t.start_ns = d.data_start;
+            t.issue_start_ns = d.issue_start;
+            t.issue_end_ns = d.issue_end;
+            t.data_end_ns = d.data_end;
+            const DmaRowShape sh = dma_row_shape(in);
+            const uint64_t bytes = uint64_t(sh.rows) * sh.hbm_bytes;
+            if (sh.hbm_read) res.hbm_bytes_read += bytes;
+            if (sh.hbm_write) res.hbm_bytes_written += bytes;
+        } else if (in.opcode == Opcode::SendRecv) {
+            // Each exchange is two sendrecvs, one per core: the link counts it once (below).
+            ++transfers;
+            link_busy += cost.sendrecv_ns(in);
+        }
+        end = std::max(end, t.end_ns);
+    }
+    res.kernel_ns = end;
+    res.latency_ns = end + hw.launch.fixed_ns;
+    for (int c = 0; c < trace.num_cores; ++c) {
+        const std::string core = "core" + std::to_string(c);
+        for (Engine e : kAllEngines) res.units[core + "." + engine_name(e)] = engines[size_t(c)][size_t(e)];
+        const auto& dma = sched.est_dma_units[size_t(c)];
+        for (size_t k = 0; k < dma.engine_busy_ns.size(); ++k)
+            res.units[core + ".dma_engine" + std::to_string(k)] = UnitStats{dma.engine_busy_ns[k], dma.engine_descriptors[k]};
+        res.units[core + ".dge"] = UnitStats{dma.dge_busy_ns, 0};
+        res.sbuf_peak_bytes.push_back(sbuf_highest_byte(trace, uint8_t(c)));
+        std::vector<std::vector<uint32_t>> streams(sched.cores[size_t(c)].begin(), sched.cores[size_t(c)].end());
+        res.streams.push_back(streams);
+    }
+    add_dma_queue_units(trace, res);
+    res.units["hbm"] = UnitStats{double(res.hbm_bytes_read + res.hbm_bytes_written) / hw.hbm.bandwidth_gbps, 0};
+    if (trace.num_cores > 1) res.units["link"] = UnitStats{link_busy / 2, transfers / 2};
+    return res;
+}
+
+}  // namespace bnsim
