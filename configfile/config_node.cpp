@@ -158,20 +158,6 @@ std::string ConfigNode::choice(const std::string& key, const std::vector<std::st
     return choice(key, allowed);
 }
 
-double ConfigNode::sourced(const std::string& key, double lo, double hi) {
-    YAML::Node n = lookup(key);
-    if (!n.IsMap()) return real(key, lo, hi);
-    ConfigNode c = child(key);
-    double v = c.real("value", lo, hi);
-    const bool est = c.boolean("estimate", false);
-    const std::string source = c.text("source", "");
-    c.text("note", "");
-    if (source.empty() && !est)
-        c.fail_at(n, "source", "missing: a hardware number needs a source or 'estimate: true'");
-    c.finish();
-    return v;
-}
-
 void ConfigNode::finish() const {
     for (auto it = node_.begin(); it != node_.end(); ++it) {
         const std::string k = it->first.as<std::string>();

@@ -40,9 +40,6 @@ public:
     std::string choice(const std::string& key, const std::vector<std::string>& allowed);
     std::string choice(const std::string& key, const std::vector<std::string>& allowed, const std::string& dflt);
 
-    // A hardware number: a scalar, or {value, source} / {value, estimate: true, note}.
-    double sourced(const std::string& key, double lo, double hi);
-
     void finish() const;  // error on keys never read
     [[noreturn]] void fail(const std::string& key, const std::string& expected) const;
     [[noreturn]] void fail_at(const YAML::Node& n, const std::string& key, const std::string& message) const;

@@ -1,11 +1,14 @@
 #pragma once
 // The hardware parameters every model reads, parsed from configs/hw/<name>.yaml by sim/.
 // Defaults live in the YAML (with their sources), not here: a field missing from the YAML is
-// a config error, so no model can silently run on a made-up number.
+// a config error, so no model can silently run on a made-up number. Every scalar field is
+// declared once, with its dotted name, unit, kind and allowed range, in models/hw_params.h.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "models/param_provenance.h"
 #include "trace/dtype.h"
 #include "trace/engine.h"
 #include "trace/instruction.h"
@@ -98,6 +101,9 @@ struct HwConfig {
     LinkParams link;
     LaunchParams launch;
     NumericsParams numerics;
+    // Source or estimate (with its uncertainty range) of each scalar parameter, by dotted name
+    // (hw_params()); empty for a config built in code.
+    std::map<std::string, ParamProvenance> provenance;
 
     const EngineParams& engine(Engine e) const { return engines[int(e)]; }
 };

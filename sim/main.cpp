@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     bnsim::add_run_command(app);
     bnsim::add_validate_command(app);
     bnsim::add_calibrate_command(app);
+    bnsim::add_params_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

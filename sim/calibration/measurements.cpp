@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 
+#include "models/hw_params.h"
 #include "sim/calibration/metrics.h"
 #include "configfile/config_node.h"
 
@@ -63,7 +64,9 @@ MeasurementSet load_measurements(const std::string& path) {
         else r.raw("baseline");
         m.metric = r.choice("metric", calibration_metrics());
         if (m.metric == "hw_parameter") {
-            m.parameter = r.choice("parameter", hw_parameter_names());
+            std::vector<std::string> names;
+            for (const HwParam& p : hw_params()) names.push_back(p.name);
+            m.parameter = r.choice("parameter", names);
             if (m.baseline) r.fail_at(r.node()["baseline"], "baseline", "an hw_parameter row takes no baseline");
         } else if (r.has("parameter")) {
             r.fail_at(r.node()["parameter"], "parameter", "only hw_parameter rows name a parameter");

@@ -6,23 +6,6 @@
 
 namespace bnsim {
 
-const std::vector<std::string>& hw_parameter_names() {
-    static const std::vector<std::string> n = {"launch.fixed_ns", "dma.issue_ns", "dma.dispatch_ns",
-                                               "dma.completion_ns", "dma.sw_dge_issue_ns",
-                                               "act.read_accumulator_ns"};
-    return n;
-}
-
-double hw_parameter(const HwConfig& hw, const std::string& name) {
-    if (name == "launch.fixed_ns") return hw.launch.fixed_ns;
-    if (name == "dma.issue_ns") return hw.dma.issue_ns;
-    if (name == "dma.dispatch_ns") return hw.dma.dispatch_ns;
-    if (name == "dma.completion_ns") return hw.dma.completion_ns;
-    if (name == "dma.sw_dge_issue_ns") return hw.dma.sw_dge_issue_ns;
-    if (name == "act.read_accumulator_ns") return hw.act.read_accumulator_ns;
-    throw std::runtime_error("unknown hardware parameter '" + name + "'");
-}
-
 namespace {
 
 std::vector<uint32_t> measured_ids(const GeneratedKernel& k) {

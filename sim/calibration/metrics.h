@@ -9,11 +9,8 @@
 
 namespace bnsim {
 
-// Hardware parameters an hw_parameter row may name (figures taken in as parameters, M5).
-const std::vector<std::string>& hw_parameter_names();
-double hw_parameter(const HwConfig& hw, const std::string& name);
-
-// The value of `metric` for a run (every metric but hw_parameter). Throws std::runtime_error
+// The value of `metric` for a run (every metric but hw_parameter, which reads
+// hw_params().at(parameter).get(hw)). Throws std::runtime_error
 // when the kernel or the result cannot give it (e.g. instruction_ns of a kernel with no
 // measured instruction).
 double compute_metric(const std::string& metric, const HwConfig& hw, const GeneratedKernel& k, const SimResult& r);

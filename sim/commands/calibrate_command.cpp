@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "models/hw_params.h"
 #include "sim/calibration/measurements.h"
 #include "sim/calibration/metrics.h"
 #include "sim/calibration/subprocess.h"
@@ -94,7 +95,7 @@ int calibrate(const CalibrateOptions& o) {
         row.m = m;
         try {
             if (m.metric == "hw_parameter") {
-                row.simulated = hw_parameter(load_run_config(m.config, overrides).hw, m.parameter);
+                row.simulated = hw_params().at(m.parameter).get(load_run_config(m.config, overrides).hw);
             } else {
                 row.simulated = run_metric(exe, m.config, m.metric, o.sets, o.timeout_s);
                 if (m.baseline) row.simulated -= run_metric(exe, *m.baseline, m.metric, o.sets, o.timeout_s);

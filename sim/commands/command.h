@@ -19,5 +19,6 @@ void add_trace_command(CLI::App& app);      // trace_command.cpp
 void add_run_command(CLI::App& app);        // run_command.cpp (timing)
 void add_validate_command(CLI::App& app);   // validate_command.cpp (numerics)
 void add_calibrate_command(CLI::App& app);  // calibrate_command.cpp (calibration microbenchmarks)
+void add_params_command(CLI::App& app);     // params_command.cpp (the hardware parameter table)
 
 }  // namespace bnsim

@@ -2,111 +2,206 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+
+#include "models/hw_params.h"
 
 namespace bnsim {
 
 namespace fs = std::filesystem;
 
-static EngineParams parse_engine(ConfigNode n) {
-    EngineParams e;
-    e.clock_ghz = n.sourced("clock_ghz", 0.01, 100);
-    e.min_ii_cycles = n.sourced("min_ii_cycles", 0, 1e6);
-    n.finish();
-    return e;
+namespace {
+
+// Whether `key_path` ("hardware.dma.issue_ns"), or a mapping around it, was set by --set.
+bool overridden(const ConfigSource& src, std::string key_path) {
+    for (;;) {
+        if (src.overridden.count(key_path)) return true;
+        const auto dot = key_path.rfind('.');
+        if (dot == std::string::npos) return false;
+        key_path.resize(dot);
+    }
 }
+
+// The node at a dotted key of a tree, or an undefined node. Never modifies the tree (assigning
+// one yaml-cpp handle to another would).
+YAML::Node find_node(const YAML::Node& n, const std::string& dotted) {
+    if (!n.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+    const auto dot = dotted.find('.');
+    const YAML::Node child = n[dotted.substr(0, dot)];
+    if (!child) return YAML::Node(YAML::NodeType::Undefined);
+    return dot == std::string::npos ? child : find_node(child, dotted.substr(dot + 1));
+}
+
+// The value of a parameter at `key` of `n`, checked against its kind and allowed range.
+double read_value(ConfigNode& n, const std::string& key, const HwParam& p) {
+    switch (p.kind) {
+    case ParamKind::real: return n.real(key, p.min, p.max);
+    case ParamKind::integer: return double(n.integer(key, int64_t(p.min), int64_t(p.max)));
+    case ParamKind::boolean: {
+        const YAML::Node v = n.node()[key];
+        if (v && v.IsScalar() && (v.Scalar() == "0" || v.Scalar() == "1")) {
+            n.raw(key);
+            return v.Scalar() == "1" ? 1 : 0;
+        }
+        return n.boolean(key) ? 1 : 0;
+    }
+    }
+    return 0;
+}
+
+// One end of an estimate's uncertainty range: {value, why}.
+double read_range_end(ConfigNode& u, const std::string& end, const HwParam& p, std::string& why) {
+    ConfigNode e = u.child(end);
+    const double v = read_value(e, "value", p);
+    why = e.text("why");
+    if (why.empty()) e.fail("why", "the reason for this end of the range");
+    e.finish();
+    return v;
+}
+
+// A parameter given as {value, source} or {value, estimate: true, note, uncertainty}.
+double read_sourced(ConfigNode& group, const std::string& leaf, const HwParam& p, ParamProvenance& prov) {
+    ConfigNode c = group.child(leaf);
+    const double v = read_value(c, "value", p);
+    prov.estimate = c.boolean("estimate", false);
+    prov.source = c.text("source", "");
+    prov.note = c.text("note", "");
+    if (prov.source.empty() && !prov.estimate)
+        c.fail_at(c.node(), "source", "missing: a hardware number needs a source or 'estimate: true'");
+    if (prov.estimate) {
+        if (!c.has("uncertainty"))
+            c.fail_at(c.node(), "uncertainty",
+                      "missing: an estimate needs the range its evidence spans, "
+                      "uncertainty: {low: {value, why}, high: {value, why}}");
+        ConfigNode u = c.child("uncertainty");
+        UncertaintyRange r;
+        r.lo = read_range_end(u, "low", p, r.lo_reason);
+        r.hi = read_range_end(u, "high", p, r.hi_reason);
+        u.finish();
+        if (r.lo > r.hi) u.fail_at(u.node(), "low", "the low end exceeds the high end");
+        // A --set may move the value anywhere allowed (a sweep, a fit); the preset's own value
+        // lies within its stated range.
+        if (!prov.overridden && (v < r.lo || v > r.hi))
+            c.fail_at(c.node()["value"], "value", "outside its own uncertainty range");
+        prov.uncertainty = r;
+    } else if (c.has("uncertainty")) {
+        c.fail_at(c.node()["uncertainty"], "uncertainty", "only an estimate carries an uncertainty range");
+    }
+    c.finish();
+    return v;
+}
+
+// The mappings of the hardware tree by dotted path ("", "dma", "engines.act"), each read once so
+// that finish() sees every key read through it.
+class Groups {
+public:
+    explicit Groups(ConfigNode& root) : root_(root) {}
+    ConfigNode& at(const std::string& path) {
+        if (path.empty()) return root_;
+        auto it = nodes_.find(path);
+        if (it != nodes_.end()) return it->second;
+        const auto dot = path.rfind('.');
+        ConfigNode& parent = at(dot == std::string::npos ? "" : path.substr(0, dot));
+        return nodes_.emplace(path, parent.child(path.substr(dot == std::string::npos ? 0 : dot + 1))).first->second;
+    }
+    void finish() const {
+        for (const auto& [path, n] : nodes_) n.finish();
+    }
+
+private:
+    ConfigNode& root_;
+    std::map<std::string, ConfigNode> nodes_;
+};
+
+std::vector<CostEntry> parse_costs(ConfigNode& hw) {
+    YAML::Node list = hw.raw("costs");
+    if (!list.IsSequence() || list.size() == 0) hw.fail("costs", "a non-empty list of cost rows");
+    std::vector<std::string> engines, opcodes;
+    for (Engine e : kAllEngines) engines.push_back(engine_name(e));
+    for (int i = 0; i < kNumOpcodes; ++i) opcodes.push_back(opcode_name(Opcode(i)));
+    std::vector<CostEntry> costs;
+    for (size_t i = 0; i < list.size(); ++i) {
+        // Rows inherit the tree's source so errors point at the row's line.
+        ConfigNode row(list[i], hw.key_path("costs[" + std::to_string(i) + "]"), hw.source());
+        CostEntry e;
+        e.engine = *engine_from_name(row.choice("engine", engines));
+        e.opcode = *opcode_from_name(row.choice("opcode", opcodes));
+        e.dtype = row.choice("dtype", {"bfloat16", "float32", "any"});
+        e.perf_mode = row.text("perf_mode", "1x");
+        e.fixed_cycles = row.real("fixed_cycles", 0, 1e7);
+        e.cycles_per_elem = row.real("cycles_per_elem", 0, 1e4);
+        e.min_cycles = row.real("min_cycles", 0, 1e7);
+        e.source = row.text("source");
+        if (e.source.empty()) row.fail("source", "a non-empty source");
+        row.finish();
+        costs.push_back(e);
+    }
+    return costs;
+}
+
+}  // namespace
 
 HwConfig parse_hw_config(ConfigNode& hw) {
     HwConfig c;
     c.name = hw.text("name");
-    {
-        ConfigNode n = hw.child("sbuf");
-        c.sbuf.partitions = int(n.sourced("partitions", 1, 128));
-        c.sbuf.bytes_per_partition = uint64_t(n.sourced("bytes_per_partition", 1024, 1 << 24));
-        c.sbuf.usable_bytes_per_partition =
-            uint64_t(n.sourced("usable_bytes_per_partition", 2048, double(c.sbuf.bytes_per_partition)));
-        c.sbuf.min_align_bytes = uint64_t(n.sourced("min_align_bytes", 1, 4096));
-        c.sbuf.access_latency_ns = n.sourced("access_latency_ns", 0, 1e6);
-        n.finish();
-    }
-    {
-        ConfigNode n = hw.child("hbm");
-        c.hbm.bandwidth_gbps = n.sourced("bandwidth_gbps", 1e-3, 1e6);
-        c.hbm.channels = int(n.sourced("channels", 1, 1024));
-        c.hbm.interleave_bytes = uint64_t(n.sourced("interleave_bytes", 1, 1 << 30));
-        c.hbm.latency_ns = n.sourced("latency_ns", 0, 1e6);
-        n.finish();
-    }
-    {
-        ConfigNode n = hw.child("dma");
-        c.dma.engines_per_core = int(n.sourced("engines_per_core", 1, 128));
-        c.dma.queues_per_engine = int(n.sourced("queues_per_engine", 1, 256));
-        c.dma.rows_per_engine = int(n.sourced("rows_per_engine", 1, 128));
-        c.dma.engine_bandwidth_gbps = n.sourced("engine_bandwidth_gbps", 1e-3, 1e6);
-        c.dma.descriptor_overhead_ns = n.sourced("descriptor_overhead_ns", 0, 1e6);
-        c.dma.min_queue_occupancy_ns = n.sourced("min_queue_occupancy_ns", 0, 1e7);
-        c.dma.issue_ns = n.sourced("issue_ns", 0, 1e7);
-        c.dma.dispatch_ns = n.sourced("dispatch_ns", 0, 1e7);
-        c.dma.completion_ns = n.sourced("completion_ns", 0, 1e7);
-        c.dma.hw_dge_units = int(n.sourced("hw_dge_units", 1, 64));
-        c.dma.sw_dge_issue_ns = n.sourced("sw_dge_issue_ns", 0, 1e7);
-        c.dma.trigger_cycles = n.sourced("trigger_cycles", 0, 1e6);
-        c.dma.merge_contiguous_rows = int(n.sourced("merge_contiguous_rows", 0, 1));
-        n.finish();
-    }
-    {
-        ConfigNode n = hw.child("engines");
-        for (Engine e : kAllEngines) c.engines[int(e)] = parse_engine(n.child(engine_name(e)));
-        n.finish();
-    }
-    {
-        ConfigNode n = hw.child("act");
-        c.act.accumulate_extra_cycles = n.sourced("accumulate_extra_cycles", 0, 1e6);
-        c.act.read_accumulator_ns = n.sourced("read_accumulator_ns", 0, 1e6);
-        n.finish();
-    }
-    {
-        YAML::Node list = hw.raw("costs");
-        if (!list.IsSequence() || list.size() == 0) hw.fail("costs", "a non-empty list of cost rows");
-        std::vector<std::string> engines, opcodes;
-        for (Engine e : kAllEngines) engines.push_back(engine_name(e));
-        for (int i = 0; i < kNumOpcodes; ++i) opcodes.push_back(opcode_name(Opcode(i)));
-        for (size_t i = 0; i < list.size(); ++i) {
-            // Rows inherit the tree's source so errors point at the row's line.
-            ConfigNode row(list[i], hw.key_path("costs[" + std::to_string(i) + "]"), hw.source());
-            CostEntry e;
-            e.engine = *engine_from_name(row.choice("engine", engines));
-            e.opcode = *opcode_from_name(row.choice("opcode", opcodes));
-            e.dtype = row.choice("dtype", {"bfloat16", "float32", "any"});
-            e.perf_mode = row.text("perf_mode", "1x");
-            e.fixed_cycles = row.real("fixed_cycles", 0, 1e7);
-            e.cycles_per_elem = row.real("cycles_per_elem", 0, 1e4);
-            e.min_cycles = row.real("min_cycles", 0, 1e7);
-            e.source = row.text("source");
-            if (e.source.empty()) row.fail("source", "a non-empty source");
-            row.finish();
-            c.costs.push_back(e);
+    Groups groups(hw);
+    for (const HwParam& p : hw_params()) {
+        const auto dot = p.name.rfind('.');
+        ConfigNode& group = groups.at(p.name.substr(0, dot));
+        const std::string leaf = p.name.substr(dot + 1);
+        ParamProvenance prov;
+        prov.overridden = overridden(*hw.source(), group.key_path(leaf));
+        double v = 0;
+        if (group.node()[leaf] && group.node()[leaf].IsMap()) {
+            v = read_sourced(group, leaf, p, prov);
+        } else if (prov.overridden || !group.has(leaf)) {
+            v = read_value(group, leaf, p);  // a bare number from --set (or missing: the error)
+        } else {
+            group.fail_at(group.node()[leaf], leaf,
+                          "a hardware number in a preset needs {value, source: ...} or "
+                          "{value, estimate: true, note, uncertainty}");
         }
+        p.set(c, v);
+        c.provenance[p.name] = std::move(prov);
     }
-    {
-        ConfigNode n = hw.child("link");
-        c.link.latency_ns = n.sourced("latency_ns", 0, 1e7);
-        c.link.bandwidth_gbps = n.sourced("bandwidth_gbps", 1e-3, 1e6);
-        c.link.gpsimd_path_max_free_elems = uint64_t(n.sourced("gpsimd_path_max_free_elems", 0, 1e9));
-        c.link.gpsimd_dma_bandwidth_gbps = n.sourced("gpsimd_dma_bandwidth_gbps", 1e-3, 1e6);
-        n.finish();
+    if (c.sbuf.usable_bytes_per_partition > c.sbuf.bytes_per_partition) {
+        ConfigNode& sbuf = groups.at("sbuf");
+        sbuf.fail_at(sbuf.node()["usable_bytes_per_partition"], "usable_bytes_per_partition",
+                     "expected at most sbuf.bytes_per_partition (" + std::to_string(c.sbuf.bytes_per_partition) +
+                         "), got " + std::to_string(c.sbuf.usable_bytes_per_partition));
     }
-    {
-        ConfigNode n = hw.child("launch");
-        c.launch.fixed_ns = n.sourced("fixed_ns", 0, 1e9);
-        n.finish();
-    }
-    {
-        ConfigNode n = hw.child("numerics");
-        c.numerics.scale_bias_operand_bits = int(n.sourced("scale_bias_operand_bits", 1, 24));
-        n.finish();
-    }
+    c.costs = parse_costs(hw);
+    groups.finish();
     hw.finish();
     return c;
+}
+
+void apply_hw_overrides(YAML::Node root, const std::vector<std::pair<std::string, std::string>>& overrides,
+                        ConfigSource& src) {
+    const ParamTable& table = hw_params();
+    for (const auto& [key, value] : overrides) {
+        const std::string origin = "--set hardware." + key + "=" + value;
+        const bool known = table.find(key) || table.is_group(key) || key == "name" || key == "costs";
+        if (!known) {
+            std::string hint;
+            for (const auto& n : table.closest(key)) hint += (hint.empty() ? "" : ", ") + n;
+            throw ConfigError(origin + ": unknown hardware parameter '" + key + "' (closest: " + hint +
+                              "; bnsim params CONFIG lists them all)");
+        }
+        src.overridden.insert("hardware." + key);
+        if (!root.IsMap()) continue;  // reported by the loader
+        // A number set on {value, source/estimate, ...} replaces the value, not its provenance.
+        const YAML::Node at = find_node(root, key);
+        YAML::Node parsed;
+        try {
+            parsed = YAML::Load(value);
+        } catch (const YAML::Exception&) {
+        }
+        if (table.find(key) && at && at.IsMap() && at["value"] && parsed.IsScalar())
+            apply_override(root, key + ".value", value, origin);
+        else
+            apply_override(root, key, value, origin);
+    }
 }
 
 std::string resolve_hw_path(const std::string& name, const std::string& run_file) {

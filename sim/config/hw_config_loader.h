@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/hw_config.h"
@@ -7,8 +8,19 @@
 
 namespace bnsim {
 
-// Parses a hardware config tree (keys reported as "hardware.<key>").
+// Parses a hardware config tree (keys reported as "hardware.<key>"). Every scalar parameter is
+// read through the declared table (models/hw_params.h): its kind and allowed range are enforced,
+// and its provenance ({value, source} or {value, estimate: true, note, uncertainty: {low, high}})
+// lands in HwConfig::provenance.
 HwConfig parse_hw_config(ConfigNode& hw);
+
+// Applies `--set hardware.KEY=VALUE` overrides (KEY without "hardware.") to a preset tree and
+// records them in `src`. KEY must be a declared parameter, a group of them ("dma"), "name" or
+// "costs"; anything else is a ConfigError naming the --set and the closest declared names. A
+// scalar set on a parameter the preset gives as {value, ...} replaces the value and keeps its
+// provenance.
+void apply_hw_overrides(YAML::Node root, const std::vector<std::pair<std::string, std::string>>& overrides,
+                        ConfigSource& src);
 
 // Finds a preset by name (configs/hw/NAME.yaml, searched next to the run config and in the
 // installed config directory) or takes a path.

@@ -74,10 +74,7 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
     }
     auto hw_src = std::make_shared<ConfigSource>();
     hw_src->file = cfg.hw_file;
-    for (const auto& [k, v] : hw_overrides) {
-        if (hw_root.IsMap()) apply_override(hw_root, k, v, "--set hardware." + k + "=" + v);
-        hw_src->overridden.insert("hardware." + k);
-    }
+    apply_hw_overrides(hw_root, hw_overrides, *hw_src);
     ConfigNode hw(hw_root, "hardware", hw_src);
     cfg.hw = parse_hw_config(hw);
 

@@ -1,0 +1,27 @@
+// bnsim params: list every hardware parameter of a run config's resolved hardware (after
+// --set), with unit, kind, allowed range and provenance.
+#include <iostream>
+
+#include "sim/commands/command.h"
+#include "sim/config/run_config.h"
+#include "sim/report/params_report.h"
+
+namespace bnsim {
+
+void add_params_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "params", "list every hardware parameter of the resolved hardware: value, unit, kind, allowed range, "
+                  "source or estimate with its uncertainty range");
+    auto opts = std::make_shared<ConfigOptions>();
+    opts->add_to(*cmd);
+    cmd->callback([opts]() {
+        const RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
+        const auto report = params_json(cfg.hw, cfg.hw_file);
+        if (opts->json)
+            std::cout << report.dump(2) << "\n";
+        else
+            print_params_table(report, std::cout);
+    });
+}
+
+}  // namespace bnsim
