@@ -67,7 +67,7 @@ struct Output {
     std::string out;
 };
 
-Output bnsim(const std::string& args) {
+Output run_bnsim(const std::string& args) {
     const std::string cmd = std::string(BNSIM_BINARY) + " " + args;
     FILE* p = popen(cmd.c_str(), "r");
     REQUIRE(p);
@@ -199,7 +199,7 @@ TEST_CASE("a preset value outside its allowed range is a config error naming fil
     CHECK(e.find("key 'hardware.sbuf.partitions.value': expected an integer in [1, 128], got '129'") !=
           std::string::npos);
     // the CLI: one line on stderr, exit 2
-    const Output o = bnsim("params " + cfg + " 2>&1");
+    const Output o = run_bnsim("params " + cfg + " 2>&1");
     CHECK(o.status == 2);
     CHECK(o.out.find("range_hw.yaml:" + std::to_string(line) + ":") != std::string::npos);
     CHECK(std::count(o.out.begin(), o.out.end(), '\n') == 1);
@@ -236,7 +236,7 @@ TEST_CASE("a preset estimate needs its uncertainty range and a bare number needs
           std::string::npos);
 }
 
-TEST_CASE("--set hardware keeps the preset's provenance and may leave the uncertainty range") {
+TEST_CASE("set hardware.X keeps the preset's provenance and may leave the uncertainty range") {
     const RunConfig c = load_run_config(
         kDefault, parse_overrides({"hardware.dma.min_queue_occupancy_ns=2000", "hardware.dma.merge_contiguous_rows=0",
                                    "hardware.engines.act.clock_ghz=1.4"}));
@@ -256,11 +256,11 @@ TEST_CASE("--set hardware keeps the preset's provenance and may leave the uncert
                     "number in [0.01, 100], got '0'") != std::string::npos);
 }
 
-TEST_CASE("--set of an unknown hardware parameter is one clear error") {
+TEST_CASE("set hardware.X of an unknown hardware parameter is one clear error") {
     const std::string e = config_error(kDefault, parse_overrides({"hardware.dma.isue_ns=500"}));
     CHECK(e.find("--set hardware.dma.isue_ns=500: unknown hardware parameter 'dma.isue_ns' (closest: dma.issue_ns") !=
           std::string::npos);
-    const Output o = bnsim("params " + kDefault + " --set hardware.engines.dve.clock=1 2>&1");
+    const Output o = run_bnsim("params " + kDefault + " --set hardware.engines.dve.clock=1 2>&1");
     CHECK(o.status == 2);
     CHECK(o.out.find("unknown hardware parameter 'engines.dve.clock'") != std::string::npos);
     CHECK(o.out.find("engines.dve.clock_ghz") != std::string::npos);
@@ -270,7 +270,7 @@ TEST_CASE("--set of an unknown hardware parameter is one clear error") {
 }
 
 TEST_CASE("bnsim params --json lists every parameter and its values round-trip through --set") {
-    const Output first = bnsim("params " + kDefault + " --json 2>/dev/null");
+    const Output first = run_bnsim("params " + kDefault + " --json 2>/dev/null");
     REQUIRE(first.status == 0);
     const json j = json::parse(first.out);
     REQUIRE(j["params"].size() == hw_params().size());
@@ -284,7 +284,7 @@ TEST_CASE("bnsim params --json lists every parameter and its values round-trip t
         // The value again, through --set, exactly as printed.
         sets += " --set 'hardware." + p["name"].get<std::string>() + "=" + p["value"].dump() + "'";
     }
-    const Output second = bnsim("params " + kDefault + " --json" + sets + " 2>&1");
+    const Output second = run_bnsim("params " + kDefault + " --json" + sets + " 2>&1");
     REQUIRE(second.status == 0);
     const json k = json::parse(second.out);
     REQUIRE(k["params"].size() == j["params"].size());
@@ -304,7 +304,7 @@ TEST_CASE("bnsim params --json lists every parameter and its values round-trip t
 }
 
 TEST_CASE("bnsim params prints an aligned table with every parameter") {
-    const Output o = bnsim("params " + kDefault + " 2>&1");
+    const Output o = run_bnsim("params " + kDefault + " 2>&1");
     REQUIRE(o.status == 0);
     std::istringstream in(o.out);
     std::string title, header;
