@@ -18,7 +18,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "models/hw_params.h"
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 #include "sim/config/run_config.h"
 
 using namespace bnsim;

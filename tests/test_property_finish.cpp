@@ -3,14 +3,14 @@
 // small random shapes, always finishes. Seeded, so a failure reproduces; each run is a forked
 // child (SystemC elaborates once per process) with an alarm, so a hang fails instead of hanging.
 //
-// The ranges are those sim/config/hw_config_loader.cpp enforces today; draw them from the
-// declared parameter table (issue 7 item 3) once it exists.
+// The ranges are the declared parameter table's (models/hw_params.h), which the loader enforces.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "configfile/config_error.h"
+#include "models/hw_params.h"
 #include "sim/config/run_config.h"
 #include "sim/simulate.h"
 
@@ -28,44 +29,26 @@ using namespace bnsim;
 namespace {
 
 struct Range {
-    const char* key;
+    std::string key;
     double lo, hi;
     bool integer;
 };
 
-// Every timing parameter of the hardware preset with its allowed range. SBUF capacity and
-// partitions are left out: they decide whether the kernel fits at all, not whether it finishes.
-const std::vector<Range> kRanges = {
-    {"sbuf.access_latency_ns", 0, 1e6, false},
-    {"hbm.bandwidth_gbps", 1e-3, 1e6, false},
-    {"hbm.channels", 1, 1024, true},
-    {"hbm.interleave_bytes", 1, double(1 << 30), true},
-    {"hbm.latency_ns", 0, 1e6, false},
-    {"dma.engines_per_core", 1, 128, true},
-    {"dma.queues_per_engine", 1, 256, true},
-    {"dma.rows_per_engine", 1, 128, true},
-    {"dma.engine_bandwidth_gbps", 1e-3, 1e6, false},
-    {"dma.descriptor_overhead_ns", 0, 1e6, false},
-    {"dma.min_queue_occupancy_ns", 0, 1e7, false},
-    {"dma.issue_ns", 0, 1e7, false},
-    {"dma.dispatch_ns", 0, 1e7, false},
-    {"dma.completion_ns", 0, 1e7, false},
-    {"dma.hw_dge_units", 1, 64, true},
-    {"dma.sw_dge_issue_ns", 0, 1e7, false},
-    {"dma.trigger_cycles", 0, 1e6, false},
-    {"dma.merge_contiguous_rows", 0, 1, true},
-    {"engines.sync.clock_ghz", 0.01, 100, false},
-    {"engines.act.clock_ghz", 0.01, 100, false},
-    {"engines.dve.clock_ghz", 0.01, 100, false},
-    {"engines.pool.clock_ghz", 0.01, 100, false},
-    {"act.accumulate_extra_cycles", 0, 1e6, false},
-    {"act.read_accumulator_ns", 0, 1e6, false},
-    {"link.latency_ns", 0, 1e7, false},
-    {"link.bandwidth_gbps", 1e-3, 1e6, false},
-    {"link.gpsimd_path_max_free_elems", 0, 1e9, true},
-    {"link.gpsimd_dma_bandwidth_gbps", 1e-3, 1e6, false},
-    {"launch.fixed_ns", 0, 1e9, false},
-};
+// Every timing parameter of the declared table (models/hw_params.h) with its allowed range.
+// Left out: SBUF capacity and partitions (they decide whether the kernel fits at all, not
+// whether it finishes), the numerics path, the PE clock (no PE instruction here) and
+// min_ii_cycles (no model reads it; the cost rows carry their own minimum).
+const std::vector<Range> kRanges = [] {
+    const std::set<std::string> skip = {"sbuf.partitions", "sbuf.bytes_per_partition", "sbuf.usable_bytes_per_partition",
+                                        "sbuf.min_align_bytes", "engines.pe.clock_ghz",
+                                        "numerics.scale_bias_operand_bits"};
+    std::vector<Range> r;
+    for (const HwParam& p : hw_params()) {
+        if (skip.count(p.name) || p.name.find("min_ii_cycles") != std::string::npos) continue;
+        r.push_back({p.name, p.min, p.max, p.kind != ParamKind::real});
+    }
+    return r;
+}();
 
 // Half the draws keep the preset's value, so each run moves a few parameters far and leaves the
 // rest realistic; a moved value is an end of its range (1 in 8) or log-uniform inside it.
@@ -89,7 +72,7 @@ Overrides random_config(std::mt19937_64& rng) {
     Overrides o;
     std::uniform_int_distribution<int> coin(0, 1);
     for (const auto& r : kRanges)
-        if (coin(rng)) o.push_back({std::string("hardware.") + r.key, draw(r, rng)});
+        if (coin(rng)) o.push_back({"hardware." + r.key, draw(r, rng)});
     auto pick = [&](std::vector<int> v) { return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)]; };
     o.push_back({"shape.B", std::to_string(pick({1, 2, 3, 4, 8}))});
     o.push_back({"shape.C", std::to_string(pick({1, 5, 64, 128, 130, 200}))});
