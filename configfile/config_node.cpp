@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "configfile/yaml_file.h"
+
 namespace bnsim {
 
 ConfigNode::ConfigNode(YAML::Node node, std::string path, std::shared_ptr<const ConfigSource> src)
@@ -167,18 +169,21 @@ void ConfigNode::finish() const {
 
 void apply_override(YAML::Node root, const std::string& dotted, const std::string& value, const std::string& origin) {
     std::vector<std::string> parts;
-    std::stringstream ss(dotted);
-    for (std::string p; std::getline(ss, p, '.');) {
-        if (p.empty()) throw ConfigError(origin + ": empty key segment in '" + dotted + "'");
-        parts.push_back(p);
+    for (size_t b = 0;;) {  // every segment, including empty ones (getline drops a trailing one)
+        const size_t e = dotted.find('.', b);
+        parts.push_back(dotted.substr(b, e == std::string::npos ? std::string::npos : e - b));
+        if (parts.back().empty())
+            throw ConfigError(origin + ": empty segment in the key '" + dotted + "'; expected a dotted key such as shape.C");
+        if (e == std::string::npos) break;
+        b = e + 1;
     }
-    if (parts.empty()) throw ConfigError(origin + ": expected --set key=value");
     YAML::Node parsed;
     try {
         parsed = YAML::Load(value);
     } catch (const YAML::Exception& e) {
         throw ConfigError(origin + ": value '" + value + "' is not valid YAML: " + e.msg);
     }
+    reject_duplicate_keys(parsed, origin, false);
     // yaml-cpp nodes are handles: walk by reassigning a handle to each child.
     std::vector<YAML::Node> chain{root};
     for (size_t i = 0; i + 1 < parts.size(); ++i) {

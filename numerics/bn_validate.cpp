@@ -384,12 +384,14 @@ std::vector<float> ValidateResult::dx_values() const {
     return v;
 }
 
-void write_outputs(const std::string& dir, const bn::Params& p, const ValidateResult& r) {
+std::vector<NpyFile> output_files(const bn::Params& p, const ValidateResult& r) {
     const auto& s = p.shape;
-    const std::vector<float> dx = r.dx_values();
-    write_npy(dir + "/dx.npy", {s.B, s.C, s.D, s.H, s.W}, dx.data());
-    write_npy(dir + "/dgamma.npy", {s.C, 1}, r.out_dgamma.data());
-    write_npy(dir + "/dbeta.npy", {s.C, 1}, r.out_dbeta.data());
+    const std::vector<int64_t> full{s.B, s.C, s.D, s.H, s.W}, col{s.C, 1};
+    return {
+        {"dx.npy", [&r, full](std::ostream& o) { write_npy(o, full, r.dx_values().data()); }},
+        {"dgamma.npy", [&r, col](std::ostream& o) { write_npy(o, col, r.out_dgamma.data()); }},
+        {"dbeta.npy", [&r, col](std::ostream& o) { write_npy(o, col, r.out_dbeta.data()); }},
+    };
 }
 
 }  // namespace bnsim::num

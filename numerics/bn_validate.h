@@ -79,6 +79,7 @@ ValidateResult validate_batch_norm_bwd(const Trace& trace, const bn::Params& p, 
 // device memory, mask record) and the checking that follows (inputs, dx, masks, oracle buffers).
 uint64_t validate_bytes_needed(const Trace& trace, const bn::Params& p, int partitions, uint64_t sbuf_bytes_per_partition);
 
-void write_outputs(const std::string& dir, const bn::Params& p, const ValidateResult& r);
+// dx.npy, dgamma.npy, dbeta.npy (float32), for the caller to write while r lives.
+std::vector<NpyFile> output_files(const bn::Params& p, const ValidateResult& r);
 
 }  // namespace bnsim::num

@@ -109,6 +109,14 @@ void forward_stats(BnInputs& in, int threads) {
 
 [[noreturn]] void bad(const std::string& path, const std::string& m) { throw NpyError(path + ": " + m); }
 
+// Inputs must be finite: a NaN or infinity would run and make every error metric NaN.
+void require_finite(const std::string& path, const float* v, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (!std::isfinite(v[i]))
+            bad(path, "element " + std::to_string(i) + " is " + (std::isnan(v[i]) ? "NaN" : v[i] > 0 ? "+inf" : "-inf") +
+                          "; expected finite values");
+}
+
 }  // namespace
 
 void round_to_dtype(BigVector<float>& v, DType dt) {
@@ -160,37 +168,41 @@ BnInputs read_inputs(const std::string& dir, const bn::Params& p) {
     in.dtype = p.dtype;
     in.source = dir;
     const auto full = full_shape(p.shape);
+    const std::vector<int64_t> alt = {p.shape.B, p.shape.C, p.shape.H, p.shape.W};  // 4-D when D == 1
     const int64_t C = p.shape.C;
     auto path = [&](const char* name) { return dir + "/" + name; };
-    auto load = [&](const char* name) {
+    // Shape and dtype are checked on the header, before the data is read.
+    auto load = [&](const char* name, const std::function<void(const NpyHeader&)>& check) {
         struct stat st;
         const std::string f = path(name);
-        if (stat(f.c_str(), &st) != 0) bad(f, "missing (the --inputs directory must hold it)");
-        return read_npy(f);
+        if (lstat(f.c_str(), &st) != 0) bad(f, "missing (the --inputs directory must hold it)");
+        return read_npy(f, check);
     };
-    auto big = [&](const char* name) {
-        NpyArray a = load(name);
-        std::vector<int64_t> alt = {p.shape.B, p.shape.C, p.shape.H, p.shape.W};  // 4-D when D == 1
-        if (a.shape != full && !(p.shape.D == 1 && a.shape == alt))
-            bad(path(name), "shape " + shape_str(a.shape) + " does not match the run's [B, C, D, H, W] = " + shape_str(full));
-        return a;
+    auto want_f32 = [&](const char* name, const NpyHeader& h) {
+        if (h.type != NpyType::f32)
+            bad(path(name), std::string("dtype '") + npy_type_name(h.type) + "' where float32 is expected ('<f4')");
     };
-    auto f32 = [&](const char* name, NpyArray a) {
-        if (a.type != NpyType::f32)
-            bad(path(name), std::string("dtype ") + npy_type_name(a.type) + " where float32 is expected");
-        return std::move(a.f32);
-    };
-    auto column = [&](const char* name, bool two_d) {
-        NpyArray a = load(name);
-        const bool ok = a.shape == std::vector<int64_t>{C} || a.shape == std::vector<int64_t>{C, 1};
-        if (!ok)
-            bad(path(name), "shape " + shape_str(a.shape) + " where [" + std::to_string(C) + (two_d ? ", 1]" : "]") +
-                                " is expected");
-        return f32(name, std::move(a));
+    auto want_full = [&](const char* name, const NpyHeader& h) {
+        if (h.shape != full && !(p.shape.D == 1 && h.shape == alt))
+            bad(path(name), "shape " + shape_str(h.shape) + " does not match the run's [B, C, D, H, W] = " + shape_str(full));
     };
     auto big_f32 = [&](const char* name) {
-        std::vector<float> v = f32(name, big(name));
-        return BigVector<float>(v.begin(), v.end());
+        NpyArray a = load(name, [&](const NpyHeader& h) {
+            want_full(name, h);
+            want_f32(name, h);
+        });
+        require_finite(path(name), a.f32.data(), a.f32.size());
+        return BigVector<float>(a.f32.begin(), a.f32.end());
+    };
+    auto column = [&](const char* name, bool two_d) {
+        NpyArray a = load(name, [&](const NpyHeader& h) {
+            if (h.shape != std::vector<int64_t>{C} && h.shape != std::vector<int64_t>{C, 1})
+                bad(path(name), "shape " + shape_str(h.shape) + " where [" + std::to_string(C) + (two_d ? ", 1]" : "]") +
+                                    " is expected");
+            want_f32(name, h);
+        });
+        require_finite(path(name), a.f32.data(), a.f32.size());
+        return std::move(a.f32);
     };
     in.dy = big_f32("dy.npy");
     in.x_in = big_f32("x_in.npy");
@@ -202,27 +214,38 @@ BnInputs read_inputs(const std::string& dir, const bn::Params& p) {
     in.beta = column("beta.npy", true);
     for (size_t c = 0; c < in.variances.size(); ++c)
         if (!(in.variances[c] >= 0.0f))
-            bad(path("variances.npy"), "variance of channel " + std::to_string(c) + " is negative or NaN");
+            bad(path("variances.npy"), "variance of channel " + std::to_string(c) + " is negative; expected >= 0");
     if (p.uses_mask()) {
-        NpyArray m = big("relu_mask.npy");
-        if (m.type == NpyType::f32) bad(path("relu_mask.npy"), "dtype float32 where uint8 or bool is expected");
-        for (uint8_t v : m.u8)
-            if (v > 1) bad(path("relu_mask.npy"), "values other than 0 and 1");
+        NpyArray m = load("relu_mask.npy", [&](const NpyHeader& h) {
+            want_full("relu_mask.npy", h);
+            if (h.type == NpyType::f32)
+                bad(path("relu_mask.npy"), "dtype float32 where uint8 or bool is expected");
+        });
+        for (size_t i = 0; i < m.u8.size(); ++i)
+            if (m.u8[i] > 1)
+                bad(path("relu_mask.npy"), "element " + std::to_string(i) + " is " + std::to_string(m.u8[i]) +
+                                               "; expected 0 or 1");
         in.relu_mask.assign(m.u8.begin(), m.u8.end());
     }
     return in;
 }
 
-void write_inputs(const std::string& dir, const BnInputs& in) {
+std::vector<NpyFile> input_files(const BnInputs& in) {
     const auto full = full_shape(in.shape);
     const std::vector<int64_t> col{in.shape.C}, col2{in.shape.C, 1};
-    write_npy(dir + "/dy.npy", full, in.dy.data());
-    write_npy(dir + "/x_in.npy", full, in.x_in.data());
-    write_npy(dir + "/means.npy", col, in.means.data());
-    write_npy(dir + "/variances.npy", col, in.variances.data());
-    write_npy(dir + "/gamma.npy", col2, in.gamma.data());
-    write_npy(dir + "/beta.npy", col2, in.beta.data());
-    if (!in.relu_mask.empty()) write_npy(dir + "/relu_mask.npy", full, in.relu_mask.data(), NpyType::u8);
+    auto f32 = [](std::vector<int64_t> shape, const float* data) {
+        return [shape, data](std::ostream& o) { write_npy(o, shape, data); };
+    };
+    std::vector<NpyFile> files = {
+        {"dy.npy", f32(full, in.dy.data())},          {"x_in.npy", f32(full, in.x_in.data())},
+        {"means.npy", f32(col, in.means.data())},     {"variances.npy", f32(col, in.variances.data())},
+        {"gamma.npy", f32(col2, in.gamma.data())},    {"beta.npy", f32(col2, in.beta.data())},
+    };
+    if (!in.relu_mask.empty()) {
+        const uint8_t* m = in.relu_mask.data();
+        files.push_back({"relu_mask.npy", [full, m](std::ostream& o) { write_npy(o, full, m, NpyType::u8); }});
+    }
+    return files;
 }
 
 }  // namespace bnsim::num

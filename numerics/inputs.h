@@ -7,6 +7,7 @@
 
 #include "kernels/batch_norm_bwd/params.h"
 #include "numerics/buffer.h"
+#include "numerics/npy.h"
 
 namespace bnsim::num {
 
@@ -43,8 +44,10 @@ BnInputs generate_inputs(const bn::Params& p, const InputSpec& spec, int threads
 // Reads dy.npy, x_in.npy, means.npy, variances.npy, gamma.npy, beta.npy and, when the run uses a
 // supplied mask, relu_mask.npy from dir. dy/x_in are float32 (rounded to the run's dtype), the
 // mask uint8 or bool; shapes are checked against the run config. Throws NpyError naming the file.
+// Values must be finite (the error names the file and the first bad element's flat index).
 BnInputs read_inputs(const std::string& dir, const bn::Params& p);
-void write_inputs(const std::string& dir, const BnInputs& in);
+// The files read_inputs reads, for the caller to write (they refer to in: use them while it lives).
+std::vector<NpyFile> input_files(const BnInputs& in);
 
 // Bytes generate/read hold for a shape (for the up-front memory check).
 uint64_t input_bytes(const bn::Params& p);

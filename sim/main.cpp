@@ -7,6 +7,7 @@
 #include "kernels/kernel_target.h"
 #include "sim/commands/command.h"
 #include "configfile/config_error.h"
+#include "sim/commands/output_file.h"
 
 int main(int argc, char** argv) {
     // SystemC prints a banner on stdout unless told not to; keep machine-readable output clean.
@@ -24,6 +25,9 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const bnsim::ConfigError& e) {
         std::cerr << "bnsim: config error: " << e.what() << "\n";
+        return 2;
+    } catch (const bnsim::UsageError& e) {
+        std::cerr << "bnsim: " << e.what() << "\n";
         return 2;
     } catch (const bnsim::KernelError& e) {
         std::cerr << "bnsim: " << e.what() << "\n";

@@ -15,6 +15,27 @@ using namespace bnsim::num;
 
 namespace {
 
+// Plain (non-atomic) writers: tests make fixture files, bnsim writes through OutputFile.
+void write_npy(const std::string& path, const std::vector<int64_t>& shape, const float* data) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    num::write_npy(f, shape, data);
+    REQUIRE(f.good());
+}
+
+void write_npy(const std::string& path, const std::vector<int64_t>& shape, const uint8_t* data, NpyType t) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    num::write_npy(f, shape, data, t);
+    REQUIRE(f.good());
+}
+
+void write_inputs(const std::string& dir, const BnInputs& in) {
+    for (const auto& f : input_files(in)) {
+        std::ofstream o(dir + "/" + f.name, std::ios::binary | std::ios::trunc);
+        f.write(o);
+        REQUIRE(o.good());
+    }
+}
+
 std::string temp_dir() {
     char tmpl[] = "/tmp/bnsim_npy_XXXXXX";
     const char* d = mkdtemp(tmpl);
@@ -114,7 +135,8 @@ TEST_CASE("npy: batch_norm_bwd inputs round trip and are checked against the run
     write_npy(dir + "/dy.npy", {2, 3, 1, 16, 16}, m.data(), NpyType::u8);
     CHECK_THROWS_WITH(read_inputs(dir, p), Catch::Contains("dy.npy") && Catch::Contains("float32 is expected"));
     write_inputs(dir, a);
-    write_npy(dir + "/x_in.npy", {2, 3, 16, 17}, dy.data());
+    const std::vector<float> wide(2 * 3 * 16 * 17, 0.5f);
+    write_npy(dir + "/x_in.npy", {2, 3, 16, 17}, wide.data());
     CHECK_THROWS_WITH(read_inputs(dir, p), Catch::Contains("x_in.npy") && Catch::Contains("does not match"));
     write_inputs(dir, a);
     std::remove((dir + "/relu_mask.npy").c_str());

@@ -8,7 +8,12 @@
 namespace bnsim::bn {
 namespace {
 
-std::any parse(ConfigNode& top, const KernelTarget&) {
+std::any parse(ConfigNode& top, const KernelTarget& t) {
+    // The kernel tiles channels by kPMax partitions; a preset with fewer cannot run it.
+    if (t.partitions < kPMax)
+        throw KernelError("key 'hardware.sbuf.partitions': the hardware has " + std::to_string(t.partitions) +
+                          " partitions; expected at least " + std::to_string(kPMax) +
+                          " (batch_norm_bwd tiles channels by " + std::to_string(kPMax) + " partitions)");
     Params p;
     ConfigNode shape = top.child("shape");
     const int64_t big = int64_t(1) << 31;
@@ -18,9 +23,18 @@ std::any parse(ConfigNode& top, const KernelTarget&) {
     p.shape.H = shape.integer("H", 1, big);
     p.shape.W = shape.integer("W", 1, big);
     shape.finish();
+    // Each dimension is bounded, their product must be too: element and byte counts are int64.
+    if (!p.shape.checked_elements())
+        top.fail_at(shape.node(), "shape",
+                    "B*C*D*H*W = " + std::to_string(p.shape.B) + "*" + std::to_string(p.shape.C) + "*" +
+                        std::to_string(p.shape.D) + "*" + std::to_string(p.shape.H) + "*" + std::to_string(p.shape.W) +
+                        " is too large; expected at most 2^" + std::to_string(kMaxElementsLog2) + " elements");
     p.dtype = *dtype_from_name(top.choice("dtype", {"bfloat16", "float32"}, "bfloat16"));
     p.fuse_relu = top.boolean("fuse_relu", false);
     p.mask_supplied = top.choice("relu_mask", {"none", "supplied"}, "none") == "supplied";
+    if (p.mask_supplied && !p.fuse_relu)
+        top.fail_at(top.node()["relu_mask"], "relu_mask",
+                    "'supplied' needs fuse_relu: true (the mask is only read by the fused ReLU); expected none");
     p.eps = top.real("eps", 1e-30, 1e30, 1e-5);
     YAML::Node mem = top.node()["memory"];
     if (mem.IsDefined() && mem.IsMap()) {

@@ -2,16 +2,37 @@
 // Inputs of batch_norm_bwd as a run config gives them: shapes, dtype and flags, plus an optional
 // explicit memory config that replaces the kernel's own search.
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <stdexcept>
 
 #include "trace/dtype.h"
 
 namespace bnsim::bn {
 
+// Element counts are products of dimensions each up to 2^31; a run config's shape is refused
+// unless B*C*D*H*W is at most 2^kMaxElementsLog2, so every later count and byte size fits int64.
+constexpr int kMaxElementsLog2 = 53;
+
 struct Shape {
     int64_t B = 0, C = 0, D = 1, H = 0, W = 0;
-    int64_t spatial() const { return D * H * W; }
-    int64_t elements() const { return B * C * spatial(); }
+    int64_t spatial() const { return checked({D, H, W}); }
+    int64_t elements() const { return checked({B, C, D, H, W}); }
+    // B*C*D*H*W when every dimension is >= 1 and the product is at most 2^kMaxElementsLog2.
+    std::optional<int64_t> checked_elements() const {
+        int64_t n = 1;
+        for (int64_t d : {B, C, D, H, W})
+            if (d < 1 || __builtin_mul_overflow(n, d, &n) || n > (int64_t(1) << kMaxElementsLog2)) return std::nullopt;
+        return n;
+    }
+
+private:
+    static int64_t checked(std::initializer_list<int64_t> dims) {
+        int64_t n = 1;
+        for (int64_t d : dims)
+            if (__builtin_mul_overflow(n, d, &n)) throw std::overflow_error("batch_norm_bwd: shape product overflows int64");
+        return n;
+    }
 };
 
 struct MemoryChoice {

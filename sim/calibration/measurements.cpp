@@ -7,6 +7,7 @@
 #include "models/hw_params.h"
 #include "sim/calibration/metrics.h"
 #include "configfile/config_node.h"
+#include "configfile/yaml_file.h"
 
 namespace bnsim {
 
@@ -22,17 +23,7 @@ const std::vector<std::string>& calibration_metrics() {
 
 MeasurementSet load_measurements(const std::string& path) {
     std::error_code ec;
-    if (fs::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected a YAML file");
-    std::ifstream f(path);
-    if (!f) throw ConfigError(path + ": cannot open file");
-    YAML::Node root;
-    try {
-        root = YAML::Load(f);
-    } catch (const YAML::Exception& e) {
-        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                          ": YAML syntax error: " + e.msg);
-    }
-    if (!root.IsDefined() || root.IsNull()) throw ConfigError(path + ": empty measurements file");
+    const YAML::Node root = load_yaml_file(path, "a YAML measurements file");
     auto src = std::make_shared<ConfigSource>();
     src->file = path;
     ConfigNode top(root, "", src);

@@ -6,6 +6,7 @@
 // config and prints {"value": ...}; the parent collects, scores and reports.
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "models/hw_params.h"
 #include "sim/calibration/measurements.h"
@@ -86,7 +87,11 @@ bool selected(const Measurement& m, const std::vector<std::string>& only) {
 
 int calibrate(const CalibrateOptions& o) {
     const MeasurementSet set = load_measurements(o.measurements.empty() ? default_measurements() : o.measurements);
-    const Overrides overrides = parse_overrides(o.sets);  // checked once, up front
+    const Overrides overrides = parse_overrides(o.sets);
+    // A bad --set is one config error up front (exit 2), not the same failure in every row.
+    std::set<std::string> checked;
+    for (const auto& m : set.rows)
+        if (selected(m, o.only) && checked.insert(m.config).second) load_run_config(m.config, overrides);
     const std::string exe = self_executable();
     std::vector<CalibrationRow> rows;
     for (const auto& m : set.rows) {

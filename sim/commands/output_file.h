@@ -1,12 +1,60 @@
 #pragma once
-// Writes a file atomically: content goes to FILE.tmp, renamed over FILE only on success, so an
-// error never leaves a half-written file behind.
-#include <fstream>
+// Every file bnsim writes (--dump, --timeline, validate --outputs / --save-inputs) goes through
+// OutputFile, so every output option behaves the same way:
+//   -                       standard output
+//   a FIFO or a character device (or a symlink to one), or the file standard output already is:
+//                           written in place, never replaced (/dev/null stays a device)
+//   a regular file, a new path, or a symlink to either:
+//                           written to a unique temporary in the target's directory, synced, and
+//                           renamed over the target; a symlink keeps pointing where it pointed.
+//                           An error or a catchable signal (INT, TERM, HUP, QUIT, PIPE, ABRT)
+//                           removes the temporary, so no half file is ever left at the path.
+// Paths are checked when the OutputFile is made, before the run starts: an unusable path is a
+// UsageError (exit status 2) at once, not after minutes of simulation.
 #include <functional>
+#include <ostream>
+#include <stdexcept>
 #include <string>
 
 namespace bnsim {
 
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+// A command line that cannot work as given (exit status 2).
+struct UsageError : std::runtime_error {
+    explicit UsageError(const std::string& m) : std::runtime_error(m) {}
+};
+
+using FileContent = std::function<void(std::ostream&)>;
+
+class OutputFile {
+public:
+    // option names the command-line option in errors ("--timeline"); stdout_taken says the
+    // command prints its own result on standard output (--json), so "-" is refused.
+    OutputFile(std::string option, const std::string& path, bool stdout_taken);
+
+    bool is_stdout() const { return kind_ == Kind::stdout_fd; }
+    const std::string& path() const { return path_; }
+    void write(const FileContent& content) const;
+
+private:
+    enum class Kind { stdout_fd, in_place, replace };
+    std::string option_;
+    std::string path_;    // as given
+    std::string target_;  // the file actually written (a symlink's final target)
+    Kind kind_ = Kind::replace;
+};
+
+// A directory of output files (validate --outputs DIR, --save-inputs DIR). A missing directory
+// is created when the first file is written; it is checked to be creatable up front.
+class OutputDir {
+public:
+    OutputDir(std::string option, const std::string& dir);
+
+    const std::string& path() const { return dir_; }
+    void write(const std::string& name, const FileContent& content) const;
+
+private:
+    std::string option_;
+    std::string dir_;
+};
 
 }  // namespace bnsim

@@ -2,6 +2,7 @@
 // predicted latency, per-phase bounds, unit utilization and HBM traffic. With --estimate, the
 // list scheduler's own timeline stands in for the SystemC run (same report, marked).
 #include <iostream>
+#include <optional>
 
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
@@ -33,11 +34,14 @@ void add_run_command(CLI::App& app) {
     auto timeline = std::make_shared<std::string>();
     auto estimate_only = std::make_shared<bool>(false);
     opts->add_to(*cmd);
-    cmd->add_option("--timeline", *timeline,
-                    "write a Chrome trace-event JSON timeline (open in ui.perfetto.dev)");
+    auto* timeline_opt = cmd->add_option("--timeline", *timeline,
+                                         "write a Chrome trace-event JSON timeline (open in ui.perfetto.dev; "
+                                         "- for standard output, the text report then goes to standard error)");
     cmd->add_flag("--estimate", *estimate_only,
                   "report the list scheduler's own timeline instead of running the SystemC models (screening)");
-    cmd->callback([opts, timeline, estimate_only]() {
+    cmd->callback([opts, timeline, timeline_opt, estimate_only]() {
+        std::optional<OutputFile> out;
+        if (timeline_opt->count()) out.emplace("--timeline", *timeline, opts->json);
         RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
         if (*estimate_only && cfg.schedule != SchedulePolicy::list)
             throw ConfigError("--estimate reports the list scheduler's timeline: it needs schedule: list, not " +
@@ -46,17 +50,17 @@ void add_run_command(CLI::App& app) {
         SimOptions so;
         so.policy = cfg.schedule;
         SimResult r = *estimate_only ? estimate(cfg.hw, k.trace) : simulate(cfg.hw, k.trace, so);
-        if (!timeline->empty())
-            write_file_atomically(*timeline, [&](std::ostream& o) { write_timeline(o, k.trace, cfg.hw, r); });
+        if (out) out->write([&](std::ostream& o) { write_timeline(o, k.trace, cfg.hw, r); });
         auto report = run_report_json(cfg, k, r);
         if (*estimate_only) report = mark_estimate(report);
         if (opts->json) {
             std::cout << report.dump(2) << "\n";
             return;
         }
+        std::ostream& text = out && out->is_stdout() ? std::cerr : std::cout;
         if (*estimate_only)
-            std::cout << "mode        estimate: the list scheduler's timeline (no SystemC run, no HBM contention)\n";
-        print_run_report(report, std::cout);
+            text << "mode        estimate: the list scheduler's timeline (no SystemC run, no HBM contention)\n";
+        print_run_report(report, text);
     });
 }
 

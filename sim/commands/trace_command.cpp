@@ -1,5 +1,6 @@
 // bnsim trace: generate a kernel's instruction trace and summarise it.
 #include <iostream>
+#include <optional>
 
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
@@ -13,17 +14,20 @@ void add_trace_command(CLI::App& app) {
     auto opts = std::make_shared<ConfigOptions>();
     auto dump = std::make_shared<std::string>();
     opts->add_to(*cmd);
-    cmd->add_option("--dump", *dump, "write every instruction with its regions and dependencies as JSON lines");
-    cmd->callback([opts, dump]() {
+    auto* dump_opt = cmd->add_option("--dump", *dump,
+                                     "write every instruction with its regions and dependencies as JSON lines "
+                                     "(- for standard output; the text report then goes to standard error)");
+    cmd->callback([opts, dump, dump_opt]() {
+        std::optional<OutputFile> out;
+        if (dump_opt->count()) out.emplace("--dump", *dump, opts->json);
         RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
         GeneratedKernel k = cfg.generate();
-        if (!dump->empty())
-            write_file_atomically(*dump, [&](std::ostream& o) { write_trace_jsonl(k.trace, o); });
+        if (out) out->write([&](std::ostream& o) { write_trace_jsonl(k.trace, o); });
         auto report = trace_report_json(cfg, k);
         if (opts->json)
             std::cout << report.dump(2) << "\n";
         else
-            print_trace_report(report, std::cout);
+            print_trace_report(report, out && out->is_stdout() ? std::cerr : std::cout);
     });
 }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -12,6 +13,7 @@
 #include "numerics/npy.h"
 #include "numerics/runners.h"
 #include "sim/commands/command.h"
+#include "sim/commands/output_file.h"
 #include "sim/report/validate_report.h"
 #include "sim/simulate.h"
 
@@ -35,10 +37,11 @@ std::string gib(uint64_t b) {
     return o.str();
 }
 
-void need_dir(const std::string& dir, const char* opt) {
+void need_input_dir(const std::string& dir) {
     struct stat st;
+    if (dir.empty()) throw UsageError("--inputs '': expected a directory of .npy files");
     if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-        throw ConfigError(std::string(opt) + " " + dir + ": not a directory");
+        throw UsageError("--inputs '" + dir + "': not a directory; expected a directory of .npy files");
 }
 
 }  // namespace
@@ -52,22 +55,27 @@ void add_validate_command(CLI::App& app) {
     auto save_inputs = std::make_shared<std::string>();
     auto order = std::make_shared<std::string>("timing");
     opts->add_to(*cmd);
-    cmd->add_option("--inputs", *inputs,
+    auto* inputs_opt = cmd->add_option("--inputs", *inputs,
                     "read dy.npy, x_in.npy, means.npy, variances.npy, gamma.npy, beta.npy (and relu_mask.npy) "
                     "from DIR instead of generating them");
-    cmd->add_option("--outputs", *outputs, "write the kernel's dx.npy, dgamma.npy, dbeta.npy (float32) to DIR");
-    cmd->add_option("--save-inputs", *save_inputs, "write the inputs used as .npy files to DIR");
+    auto* outputs_opt = cmd->add_option("--outputs", *outputs,
+                                        "write the kernel's dx.npy, dgamma.npy, dbeta.npy (float32) to DIR (created if missing)");
+    auto* save_inputs_opt = cmd->add_option("--save-inputs", *save_inputs,
+                                            "write the inputs used as .npy files to DIR (created if missing)");
     cmd->add_option("--order", *order,
                     "instruction order: timing (as the timing simulation runs them, the default), sequential "
                     "(each core's program order), dataflow (as soon as the trace's dependencies allow)")
         ->check(CLI::IsMember({"timing", "sequential", "dataflow"}));
     cmd->callback([=]() {
+        // Output directories are checked before anything runs.
+        std::optional<OutputDir> out_dir, save_dir;
+        if (outputs_opt->count()) out_dir.emplace("--outputs", *outputs);
+        if (save_inputs_opt->count()) save_dir.emplace("--save-inputs", *save_inputs);
+        if (inputs_opt->count()) need_input_dir(*inputs);
         RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
         if (!std::any_cast<bn::Params>(&cfg.kernel_params))
             throw ConfigError(opts->config + ": bnsim validate supports kernel: batch_norm_bwd (got " + cfg.kernel + ")");
         const bn::Params& p = kernel_params<bn::Params>(cfg.kernel_params);
-        for (const auto* d : {inputs.get(), outputs.get(), save_inputs.get()})
-            if (!d->empty()) need_dir(*d, d == inputs.get() ? "--inputs" : d == outputs.get() ? "--outputs" : "--save-inputs");
 
         GeneratedKernel k = cfg.generate();
         // Refuse up front what cannot fit in memory (the trace says which HBM tensors and SBUF images
@@ -88,7 +96,8 @@ void add_validate_command(CLI::App& app) {
         num::BnInputs in;
         try {
             in = inputs->empty() ? num::generate_inputs(p, cfg.numerics.inputs) : num::read_inputs(*inputs, p);
-            if (!save_inputs->empty()) num::write_inputs(*save_inputs, in);
+            if (save_dir)
+                for (const auto& f : num::input_files(in)) save_dir->write(f.name, f.write);
         } catch (const num::NpyError& e) {
             throw KernelError(e.what());  // a user problem with the files: exit status 2
         }
@@ -122,7 +131,8 @@ void add_validate_command(CLI::App& app) {
             ctx.order = "sequential program order per core (sendrecv pairs rendezvous)";
         }
         num::ValidateResult r = num::validate_batch_norm_bwd(k.trace, p, in, vo, runner);
-        if (!outputs->empty()) num::write_outputs(*outputs, p, r);
+        if (out_dir)
+            for (const auto& f : num::output_files(p, r)) out_dir->write(f.name, f.write);
 
         ctx.inputs = in.source;
         if (inputs->empty()) {

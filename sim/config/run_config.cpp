@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "configfile/config_node.h"
+#include "configfile/yaml_file.h"
 #include "sim/config/hw_config_loader.h"
 
 namespace bnsim {
@@ -18,36 +19,33 @@ KernelTarget RunConfig::target() const {
     return t;
 }
 
+GeneratedKernel RunConfig::generate() const {
+    try {
+        return entry->generate(kernel_params, target());
+    } catch (const KernelError& e) {
+        throw KernelError(file + ": " + e.what());
+    }
+}
+
 Overrides parse_overrides(const std::vector<std::string>& args) {
     Overrides out;
     for (const auto& a : args) {
         auto eq = a.find('=');
         if (eq == std::string::npos || eq == 0)
             throw ConfigError("--set " + a + ": expected key=value (e.g. --set shape.C=200)");
-        out.emplace_back(a.substr(0, eq), a.substr(eq + 1));
+        const std::string key = a.substr(0, eq);
+        if (key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
+            throw ConfigError("--set " + a + ": empty segment in the key '" + key +
+                              "'; expected a dotted key such as shape.C");
+        out.emplace_back(key, a.substr(eq + 1));
     }
     return out;
-}
-
-static YAML::Node load_yaml(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected a YAML file");
-    std::ifstream f(path);
-    if (!f) throw ConfigError(path + ": cannot open file");
-    try {
-        YAML::Node n = YAML::Load(f);
-        if (!n.IsDefined() || n.IsNull()) throw ConfigError(path + ": empty config file");
-        return n;
-    } catch (const YAML::Exception& e) {
-        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                          ": YAML syntax error: " + e.msg);
-    }
 }
 
 RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
     RunConfig cfg;
     cfg.file = path;
-    YAML::Node root = load_yaml(path);
+    YAML::Node root = load_yaml_file(path, "a YAML run config");
     auto run_src = std::make_shared<ConfigSource>();
     run_src->file = path;
     Overrides hw_overrides;
@@ -67,7 +65,7 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
     cfg.hw_file = resolve_hw_path(hw_name, path);
     YAML::Node hw_root;
     try {
-        hw_root = load_yaml(cfg.hw_file);
+        hw_root = load_yaml_file(cfg.hw_file, "a YAML hardware preset");
     } catch (const ConfigError& e) {
         top.fail_at(top.node()["hardware"], "hardware",
                     std::string("preset '") + hw_name + "' could not be loaded: " + e.what());

@@ -25,7 +25,8 @@ struct RunConfig {
     NumericsConfig numerics;             // `numerics:` (bnsim validate; what-ifs reach the kernel)
 
     KernelTarget target() const;
-    GeneratedKernel generate() const { return entry->generate(kernel_params, target()); }
+    // A KernelError (an input the kernel rejects) is rethrown naming the run config file.
+    GeneratedKernel generate() const;
 };
 
 // "--set a.b=c" arguments, in order (Overrides: kernels/kernel_entry.h).

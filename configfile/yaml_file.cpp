@@ -1,0 +1,96 @@
+#include "configfile/yaml_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "configfile/config_error.h"
+
+namespace bnsim {
+namespace {
+
+std::string at(const std::string& origin, bool is_file, const YAML::Mark& m) {
+    if (!is_file || m.is_null()) return origin + ": ";
+    return origin + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) + ": ";
+}
+
+// Aliases can make a small file a tree of exponential size; walking is bounded.
+constexpr size_t kMaxNodes = 1000000;
+
+}  // namespace
+
+void reject_duplicate_keys(const YAML::Node& root, const std::string& origin, bool is_file) {
+    std::vector<YAML::Node> todo{root};
+    size_t visited = 0;
+    while (!todo.empty()) {
+        const YAML::Node n = todo.back();
+        todo.pop_back();
+        if (++visited > kMaxNodes)
+            throw ConfigError(origin + ": more than " + std::to_string(kMaxNodes) +
+                              " YAML nodes (aliases expanding?); expected a config of ordinary size");
+        if (n.IsSequence()) {
+            for (const auto& c : n) todo.push_back(c);
+        } else if (n.IsMap()) {
+            std::set<std::string> seen;
+            for (auto it = n.begin(); it != n.end(); ++it) {
+                if (!it->first.IsScalar())
+                    throw ConfigError(at(origin, is_file, it->first.Mark()) + "a key that is a " +
+                                      (it->first.IsMap() ? "mapping" : "list") + "; expected a plain key");
+                const std::string& k = it->first.Scalar();
+                if (!seen.insert(k).second) {
+                    // Name the first occurrence too.
+                    std::string first;
+                    for (auto jt = n.begin(); jt != it; ++jt)
+                        if (jt->first.Scalar() == k && is_file && !jt->first.Mark().is_null())
+                            first = " (first at line " + std::to_string(jt->first.Mark().line + 1) + ")";
+                    throw ConfigError(at(origin, is_file, it->first.Mark()) + "key '" + k + "' appears twice in one mapping" +
+                                      first + "; expected each key once");
+                }
+                todo.push_back(it->second);
+            }
+        }
+    }
+}
+
+YAML::Node load_yaml_file(const std::string& path, const std::string& what) {
+    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw ConfigError(path + ": cannot open (" + std::strerror(errno) + "); expected " + what);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const char* kind = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file";
+        close(fd);
+        throw ConfigError(path + ": is " + kind + "; expected " + what);
+    }
+    if (uint64_t(st.st_size) > kMaxYamlBytes) {
+        close(fd);
+        throw ConfigError(path + ": " + std::to_string(st.st_size) + " bytes; expected " + what + " of at most " +
+                          std::to_string(kMaxYamlBytes) + " bytes");
+    }
+    std::string text(size_t(st.st_size), '\0');
+    size_t got = 0;
+    while (got < text.size()) {
+        const ssize_t n = read(fd, &text[got], text.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += size_t(n);
+    }
+    close(fd);
+    text.resize(got);
+    YAML::Node n;
+    try {
+        n = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                          ": YAML syntax error: " + e.msg);
+    }
+    if (!n.IsDefined() || n.IsNull()) throw ConfigError(path + ": empty file; expected " + what);
+    reject_duplicate_keys(n, path, true);
+    return n;
+}
+
+}  // namespace bnsim

@@ -1,0 +1,469 @@
+// The bad-input table: each row hands the real bnsim binary one bad input (a config, a --set, a
+// hardware preset, a measurements file, an .npy input, a special file, an output path) and
+// checks the promise every bad input gets: exit status 2, exactly one line on stderr naming the
+// file (and line or key where there is one) and what was expected, nothing on stdout, no crash,
+// no hang (each run has a deadline) and, outside sanitizer builds, no allocation of what a file
+// merely claims (the child runs under a 2 GiB address-space limit).
+// Each row is its own TEST_CASE, so ctest lists and runs every row separately.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_run.h"
+#include "numerics/npy.h"
+
+using namespace bnsim;
+using namespace bnsim::test;
+
+namespace {
+
+const std::string kHwPreset = std::string(BNSIM_SOURCE_DIR) + "/configs/hw/trn2.yaml";
+
+struct Row {
+    std::vector<std::string> args;      // bnsim's arguments
+    std::vector<std::string> contains;  // what the one stderr line must name
+    double max_seconds = 60;
+};
+
+void put(const std::string& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << text;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// A small batch_norm_bwd run config (B=2 C=4 H=W=8) plus extra top-level lines.
+std::string small_config(const std::string& extra = "", const std::string& shape = "{B: 2, C: 4, D: 1, H: 8, W: 8}") {
+    return "hardware: " + kHwPreset + "\nkernel: batch_norm_bwd\nshape: " + shape + "\n" + extra;
+}
+
+std::string config_file(const std::string& dir, const std::string& body, const std::string& name = "run.yaml") {
+    put(dir + "/" + name, body);
+    return dir + "/" + name;
+}
+
+// A .npy file with the given header dict text and raw data bytes (header padded like numpy's).
+std::string npy_bytes(const std::string& dict, const std::string& data) {
+    std::string h = dict;
+    h.append((64 - (10 + h.size() + 1) % 64) % 64, ' ');
+    h += '\n';
+    std::string out("\x93NUMPY\x01\x00", 8);
+    out += char(h.size() & 0xff);
+    out += char(h.size() >> 8);
+    return out + h + data;
+}
+
+std::string f32_bytes(const std::vector<float>& v) { return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4); }
+
+std::string dict(const std::string& descr, const std::string& shape, const std::string& order = "False") {
+    return "{'descr': '" + descr + "', 'fortran_order': " + order + ", 'shape': " + shape + ", }";
+}
+
+// Valid inputs for small_config(): dy, x_in [2, 4, 1, 8, 8]; means, variances [4]; gamma, beta [4, 1].
+constexpr int kElems = 2 * 4 * 8 * 8;
+std::string full_shape() { return "(2, 4, 1, 8, 8)"; }
+
+std::vector<float> ramp(size_t n, float scale) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = scale * float(int(i % 17) - 8);
+    return v;
+}
+
+void write_good_inputs(const std::string& dir) {
+    put(dir + "/dy.npy", npy_bytes(dict("<f4", full_shape()), f32_bytes(ramp(kElems, 0.1f))));
+    put(dir + "/x_in.npy", npy_bytes(dict("<f4", full_shape()), f32_bytes(ramp(kElems, 0.05f))));
+    put(dir + "/means.npy", npy_bytes(dict("<f4", "(4,)"), f32_bytes({0.1f, 0.2f, 0.0f, -0.1f})));
+    put(dir + "/variances.npy", npy_bytes(dict("<f4", "(4,)"), f32_bytes({1.0f, 0.5f, 2.0f, 1.5f})));
+    put(dir + "/gamma.npy", npy_bytes(dict("<f4", "(4, 1)"), f32_bytes({1.0f, 0.9f, 1.1f, 1.2f})));
+    put(dir + "/beta.npy", npy_bytes(dict("<f4", "(4, 1)"), f32_bytes({0.0f, 0.1f, -0.1f, 0.2f})));
+}
+
+// validate small_config(extra) on a directory of good inputs, after setup() spoils one.
+Row validate_inputs(const std::string& dir, const std::function<void(const std::string&)>& setup,
+                    std::vector<std::string> contains, const std::string& extra = "") {
+    const std::string in = dir + "/in";
+    mkdir(in.c_str(), 0755);
+    write_good_inputs(in);
+    setup(in);
+    return {{"validate", config_file(dir, small_config(extra)), "--order", "sequential", "--inputs", in}, contains};
+}
+
+void check_row(const std::function<Row(const std::string& dir)>& make) {
+    const std::string dir = make_temp_dir("bnsim_bad_input");
+    REQUIRE(!dir.empty());
+    const Row row = make(dir);
+    CliOptions o;
+    o.timeout_s = row.max_seconds;
+    o.cwd = dir;
+#if !defined(__SANITIZE_ADDRESS__)
+    o.address_space_limit = uint64_t(2) << 30;
+#endif
+    const CliResult r = run_bnsim(row.args, o);
+    std::string cmd = "bnsim";
+    for (const auto& a : row.args) cmd += " '" + a + "'";
+    INFO(cmd);
+    INFO("stderr: " << r.err);
+    INFO("stdout: " << r.out);
+    CHECK_FALSE(r.timed_out);
+    CHECK(r.signal == 0);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK((!r.err.empty() && r.err.back() == '\n'));
+    for (const auto& c : row.contains) CHECK_THAT(r.err, Catch::Contains(c));
+}
+
+}  // namespace
+
+#define BAD_INPUT(title, ...) \
+    TEST_CASE("bad input: " title, "[bad_input]") { check_row(__VA_ARGS__); }
+
+// ---- run config: YAML -----------------------------------------------------------------------
+BAD_INPUT("YAML syntax error names file, line and column", [](const std::string& d) {
+    return Row{{"trace", config_file(d, "kernel: [batch_norm_bwd\nlnc: 1\n")}, {d + "/run.yaml:", "YAML syntax error"}};
+})
+BAD_INPUT("badly indented mapping is a YAML syntax error", [](const std::string& d) {
+    return Row{{"trace", config_file(d, "kernel: batch_norm_bwd\nshape:\n    B: 2\n  C: 4\n")}, {d + "/run.yaml:", "YAML syntax error"}};
+})
+BAD_INPUT("duplicate top-level key names both lines", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("lnc: 1\nlnc: 2\n"))},
+               {d + "/run.yaml:5:1", "key 'lnc' appears twice", "first at line 4", "expected each key once"}};
+})
+BAD_INPUT("duplicate key inside the shape mapping", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("", "{B: 2, C: 4, B: 3, H: 8, W: 8}"))},
+               {d + "/run.yaml:3:", "key 'B' appears twice"}};
+})
+BAD_INPUT("duplicate key in a hardware preset names the preset", [](const std::string& d) {
+    put(d + "/hw.yaml", slurp(kHwPreset) + "\nname: trn2again\n");
+    return Row{{"trace", config_file(d, "hardware: " + d + "/hw.yaml\nkernel: batch_norm_bwd\nshape: {B: 2, C: 4, H: 8, W: 8}\n")},
+               {d + "/hw.yaml:", "key 'name' appears twice"}};
+})
+BAD_INPUT("duplicate key in a --set mapping names the --set", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config()), "--set", "memory={f_tile: 64, f_tile: 128, interleave: 1}"},
+               {"--set memory=", "key 'f_tile' appears twice"}};
+})
+BAD_INPUT("unknown top-level key", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("fuse_rleu: true\n"))}, {d + "/run.yaml:4:", "key 'fuse_rleu': unknown key"}};
+})
+BAD_INPUT("unknown key inside shape", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("", "{B: 2, C: 4, H: 8, W: 8, Q: 1}"))}, {d + "/run.yaml:3:", "key 'shape.Q': unknown key"}};
+})
+BAD_INPUT("wrong type: a dimension that is not an integer", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("", "{B: abc, C: 4, H: 8, W: 8}"))},
+               {d + "/run.yaml:3:", "key 'shape.B'", "expected an integer"}};
+})
+BAD_INPUT("wrong type: a flag that is not a boolean", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("fuse_relu: maybe\n"))}, {d + "/run.yaml:4:", "key 'fuse_relu'", "expected true or false"}};
+})
+BAD_INPUT("wrong type: shape given as a list", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("", "[2, 4, 8, 8]"))}, {d + "/run.yaml:3:", "key 'shape'", "expected a mapping"}};
+})
+BAD_INPUT("wrong type: the top level is a list", [](const std::string& d) {
+    return Row{{"trace", config_file(d, "- kernel: batch_norm_bwd\n")}, {d + "/run.yaml:1", "expected a mapping"}};
+})
+BAD_INPUT("an empty config file", [](const std::string& d) {
+    return Row{{"trace", config_file(d, "# nothing\n")}, {d + "/run.yaml", "empty file", "expected a YAML run config"}};
+})
+
+// ---- run config: values ---------------------------------------------------------------------
+BAD_INPUT("zero dimension", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("", "{B: 0, C: 4, H: 8, W: 8}"))}, {d + "/run.yaml:3:", "key 'shape.B'", "[1, 2147483648]"}};
+})
+BAD_INPUT("negative dimension", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("", "{B: 2, C: -3, H: 8, W: 8}"))}, {d + "/run.yaml:3:", "key 'shape.C'", "[1, 2147483648]"}};
+})
+BAD_INPUT("dimension beyond 2^31", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("", "{B: 2, C: 4, H: 8, W: 4294967296}"))}, {"key 'shape.W'", "[1, 2147483648]"}};
+})
+BAD_INPUT("dimension beyond int64", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("", "{B: 2, C: 4, H: 8, W: 99999999999999999999999}"))}, {"key 'shape.W'", "expected an integer"}};
+})
+BAD_INPUT("shape product overflowing int64 (each dimension within range)", [](const std::string& d) {
+    return Row{{"run", config_file(d, small_config()), "--set", "shape.D=2", "--set", "shape.H=2147483648", "--set", "shape.W=2147483648"},
+               {"key 'shape'", "B*C*D*H*W", "expected at most 2^53 elements"}};
+})
+BAD_INPUT("shape product beyond 2^53 elements", [](const std::string& d) {
+    return Row{{"validate", config_file(d, small_config("", "{B: 2147483648, C: 2147483648, H: 1, W: 1}"))},
+               {d + "/run.yaml:3:", "key 'shape'", "expected at most 2^53 elements"}};
+})
+BAD_INPUT("eps zero", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("eps: 0\n"))}, {d + "/run.yaml:4:", "key 'eps'", "expected a number in"}};
+})
+BAD_INPUT("eps negative", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("eps: -1.0e-5\n"))}, {d + "/run.yaml:4:", "key 'eps'", "expected a number in"}};
+})
+BAD_INPUT("eps NaN", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("eps: .nan\n"))}, {d + "/run.yaml:4:", "key 'eps'", "expected a number in"}};
+})
+BAD_INPUT("eps infinite", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("eps: .inf\n"))}, {d + "/run.yaml:4:", "key 'eps'", "expected a number in"}};
+})
+BAD_INPUT("lnc 3", [](const std::string& d) {
+    return Row{{"run", config_file(d, small_config("lnc: 3\n"))}, {d + "/run.yaml:4:", "key 'lnc'", "expected an integer in [1, 2]"}};
+})
+BAD_INPUT("unknown dtype", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("dtype: float16\n"))}, {d + "/run.yaml:4:", "key 'dtype'", "expected one of bfloat16 | float32"}};
+})
+BAD_INPUT("relu_mask supplied without fuse_relu", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("relu_mask: supplied\n"))}, {d + "/run.yaml:4:", "key 'relu_mask'", "fuse_relu"}};
+})
+BAD_INPUT("unknown schedule", [](const std::string& d) {
+    return Row{{"run", config_file(d, small_config("schedule: fastest\n"))}, {d + "/run.yaml:4:", "key 'schedule'", "expected one of list | program_order"}};
+})
+BAD_INPUT("unknown kernel", [](const std::string& d) {
+    return Row{{"trace", config_file(d, "hardware: trn2\nkernel: conv2d\n")}, {d + "/run.yaml:2:", "key 'kernel'", "expected one of"}};
+})
+BAD_INPUT("explicit memory config that does not fit SBUF", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("memory: {f_tile: 8192, interleave: 8}\n", "{B: 64, C: 64, H: 64, W: 64}"))},
+               {d + "/run.yaml", "memory"}};
+})
+BAD_INPUT("explicit memory config with interleave 9", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("memory: {f_tile: 64, interleave: 9}\n"))}, {d + "/run.yaml:4:", "key 'memory.interleave'", "[1, 8]"}};
+})
+BAD_INPUT("explicit memory config with f_tile 0", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("memory: {f_tile: 0, interleave: 2}\n"))}, {d + "/run.yaml:4:", "key 'memory.f_tile'", "[1, 8192]"}};
+})
+BAD_INPUT("memory neither auto nor a mapping", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config("memory: lots\n"))}, {d + "/run.yaml:4:", "key 'memory'", "expected one of auto"}};
+})
+
+// ---- --set ----------------------------------------------------------------------------------
+BAD_INPUT("--set with an empty key segment names the --set", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config()), "--set", "shape.=5"}, {"--set shape.=5", "empty segment", "expected a dotted key"}};
+})
+BAD_INPUT("--set without =", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config()), "--set", "shape.C"}, {"--set shape.C", "expected key=value"}};
+})
+BAD_INPUT("--set with a value that is not YAML", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config()), "--set", "shape.C=[1"}, {"--set shape.C=[1", "not valid YAML"}};
+})
+BAD_INPUT("--set of an unknown hardware key", [](const std::string& d) {
+    return Row{{"run", config_file(d, small_config()), "--set", "hardware.sbuf.banks=4"}, {"--set hardware.sbuf.banks", "unknown key"}};
+})
+
+// ---- hardware presets -----------------------------------------------------------------------
+BAD_INPUT("hardware preset that does not exist", [](const std::string& d) {
+    return Row{{"trace", config_file(d, "hardware: nosuchpreset\nkernel: batch_norm_bwd\nshape: {B: 2, C: 4, H: 8, W: 8}\n")},
+               {d + "/run.yaml:1:", "preset 'nosuchpreset' could not be loaded"}};
+})
+BAD_INPUT("hardware preset missing a number", [](const std::string& d) {
+    std::string hw = slurp(kHwPreset);
+    const auto at = hw.find("  latency_ns:", hw.find("hbm:"));
+    REQUIRE(at != std::string::npos);
+    hw.insert(at, "  dropped_");  // hbm.latency_ns is now missing (and hbm.dropped_latency_ns unknown)
+    put(d + "/hw.yaml", hw);
+    return Row{{"trace", config_file(d, "hardware: " + d + "/hw.yaml\nkernel: batch_norm_bwd\nshape: {B: 2, C: 4, H: 8, W: 8}\n")},
+               {d + "/hw.yaml", "hardware.hbm"}};
+})
+BAD_INPUT("hardware number without a source", [](const std::string& d) {
+    std::string hw = slurp(kHwPreset);
+    put(d + "/hw.yaml", hw + "\n");
+    return Row{{"trace", config_file(d, "hardware: " + d + "/hw.yaml\nkernel: batch_norm_bwd\nshape: {B: 2, C: 4, H: 8, W: 8}\n"),
+                "--set", "hardware.sbuf.partitions={value: 128}"},
+               {"hardware.sbuf.partitions", "needs a source or 'estimate: true'"}};
+})
+BAD_INPUT("hardware value zero partitions", [](const std::string& d) {
+    return Row{{"run", config_file(d, small_config()), "--set", "hardware.sbuf.partitions=0"}, {"--set hardware.sbuf.partitions", "expected a number in"}};
+})
+BAD_INPUT("hardware partitions fewer than the kernel needs names the key", [](const std::string& d) {
+    return Row{{"run", config_file(d, small_config()), "--set", "hardware.sbuf.partitions=32"}, {"hardware.sbuf.partitions"}};
+})
+BAD_INPUT("hardware negative bandwidth", [](const std::string& d) {
+    return Row{{"run", config_file(d, small_config()), "--set", "hardware.hbm.bandwidth_gbps=-5"}, {"--set hardware.hbm.bandwidth_gbps", "expected a number in"}};
+})
+BAD_INPUT("hardware preset that is a FIFO", [](const std::string& d) {
+    REQUIRE(mkfifo((d + "/hw.yaml").c_str(), 0600) == 0);
+    return Row{{"trace", config_file(d, "hardware: " + d + "/hw.yaml\nkernel: batch_norm_bwd\nshape: {B: 2, C: 4, H: 8, W: 8}\n")},
+               {d + "/hw.yaml", "is a FIFO", "expected a YAML hardware preset"}};
+})
+
+// ---- config files that are not files --------------------------------------------------------
+BAD_INPUT("config file missing", [](const std::string& d) {
+    return Row{{"run", d + "/none.yaml"}, {d + "/none.yaml", "cannot open", "expected a YAML run config"}};
+})
+BAD_INPUT("config path is a directory", [](const std::string& d) {
+    return Row{{"run", d}, {d + ": is a directory", "expected a YAML run config"}};
+})
+BAD_INPUT("config path is a FIFO, refused without blocking", [](const std::string& d) {
+    REQUIRE(mkfifo((d + "/run.yaml").c_str(), 0600) == 0);
+    return Row{{"run", d + "/run.yaml"}, {d + "/run.yaml: is a FIFO", "expected a YAML run config"}, 20};
+})
+BAD_INPUT("a 10 MB config is refused before parsing", [](const std::string& d) {
+    std::string big = small_config();
+    while (big.size() < 10u << 20) big += "# padding padding padding padding padding padding padding padding\n";
+    return Row{{"run", config_file(d, big)}, {d + "/run.yaml", "bytes; expected a YAML run config of at most 1048576 bytes"}, 20};
+})
+
+// ---- calibrate ------------------------------------------------------------------------------
+BAD_INPUT("calibrate with an unknown hardware key is one config error, not a failed row each", [](const std::string&) {
+    return Row{{"calibrate", "--set", "hardware.nosuch=1"}, {"--set hardware.nosuch", "unknown key"}};
+})
+BAD_INPUT("measurements row without its measured value", [](const std::string& d) {
+    put(d + "/m.yaml", "rows:\n  - {id: X1, config: " + std::string(BNSIM_SOURCE_DIR) +
+                           "/configs/calibration/m1_dma_copy.yaml, metric: latency_ns, source: 'a long enough source', "
+                           "third_party: false, uncertainty: none}\n");
+    return Row{{"calibrate", "--measurements", d + "/m.yaml"}, {d + "/m.yaml:2:", "measured", "missing"}};
+})
+BAD_INPUT("measurements with a duplicate id", [](const std::string& d) {
+    const std::string row = "  - {id: X1, config: " + std::string(BNSIM_SOURCE_DIR) +
+                            "/configs/calibration/m1_dma_copy.yaml, metric: latency_ns, measured: 10, "
+                            "source: 'a long enough source', third_party: false, uncertainty: none}\n";
+    put(d + "/m.yaml", "rows:\n" + row + row);
+    return Row{{"calibrate", "--measurements", d + "/m.yaml"}, {d + "/m.yaml:3:", "duplicate id 'X1'"}};
+})
+
+// ---- .npy inputs (validate --inputs) --------------------------------------------------------
+BAD_INPUT("npy input missing", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) { unlink((in + "/dy.npy").c_str()); }, {"/in/dy.npy", "missing"});
+})
+BAD_INPUT("npy input is a directory", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        unlink((in + "/dy.npy").c_str());
+        mkdir((in + "/dy.npy").c_str(), 0755);
+    }, {"/in/dy.npy", "is a directory", "expected a .npy file"});
+})
+BAD_INPUT("npy input is a FIFO, refused without blocking", [](const std::string& d) {
+    Row r = validate_inputs(d, [](const std::string& in) {
+        unlink((in + "/x_in.npy").c_str());
+        REQUIRE(mkfifo((in + "/x_in.npy").c_str(), 0600) == 0);
+    }, {"/in/x_in.npy", "is a FIFO", "expected a .npy file"});
+    r.max_seconds = 20;
+    return r;
+})
+BAD_INPUT("npy data truncated", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        const std::string f = in + "/x_in.npy";
+        REQUIRE(truncate(f.c_str(), 64 + 100) == 0);
+    }, {"/in/x_in.npy", "truncated data", "needs 2048 bytes"});
+})
+BAD_INPUT("npy trailing bytes after the data", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        std::ofstream(in + "/dy.npy", std::ios::binary | std::ios::app) << "junk";
+    }, {"/in/dy.npy", "4 bytes after the data", "expected the file to end there"});
+})
+BAD_INPUT("npy wrong dtype float64", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        put(in + "/gamma.npy", npy_bytes(dict("<f8", "(4, 1)"), std::string(32, '\0')));
+    }, {"/in/gamma.npy", "'<f8'", "float32"});
+})
+BAD_INPUT("npy big-endian float32", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        put(in + "/beta.npy", npy_bytes(dict(">f4", "(4, 1)"), std::string(16, '\0')));
+    }, {"/in/beta.npy", "big-endian", "expected little-endian"});
+})
+BAD_INPUT("npy fortran order", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        put(in + "/x_in.npy", npy_bytes(dict("<f4", full_shape(), "True"), f32_bytes(ramp(kElems, 0.1f))));
+    }, {"/in/x_in.npy", "Fortran-ordered", "expected C order"});
+})
+BAD_INPUT("npy wrong shape", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        put(in + "/gamma.npy", npy_bytes(dict("<f4", "(5, 1)"), f32_bytes(ramp(5, 1.0f))));
+    }, {"/in/gamma.npy", "shape [5, 1]", "[4, 1] is expected"});
+})
+BAD_INPUT("npy wrong dtype for dy (uint8)", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        put(in + "/dy.npy", npy_bytes(dict("|u1", full_shape()), std::string(kElems, '\1')));
+    }, {"/in/dy.npy", "'|u1'", "float32 is expected"});
+})
+BAD_INPUT("npy lying header whose element count overflows", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        put(in + "/dy.npy", npy_bytes(dict("<f4", "(4611686018427387904, 4)"), std::string(64, '\0')));
+    }, {"/in/dy.npy", "more elements than fit in 64 bits"});
+})
+BAD_INPUT("npy lying header claiming 4 GB is refused before allocating", [](const std::string& d) {
+    Row r = validate_inputs(d, [](const std::string& in) {
+        put(in + "/dy.npy", npy_bytes(dict("<f4", "(1000000000,)"), std::string(64, '\0')));
+    }, {"/in/dy.npy", "truncated data", "needs 4000000000 bytes"});
+    r.max_seconds = 20;
+    return r;
+})
+BAD_INPUT("npy bad magic", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) { put(in + "/means.npy", "PK\x03\x04 not numpy at all"); },
+                           {"/in/means.npy", "not a .npy file"});
+})
+BAD_INPUT("npy header length beyond the file", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) { put(in + "/means.npy", std::string("\x93NUMPY\x01\x00\xff\xff{'descr'", 18)); },
+                           {"/in/means.npy", "truncated header"});
+})
+BAD_INPUT("npy header with an unexpected key", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        put(in + "/means.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'extra': 1, }", f32_bytes({0, 0, 0, 0})));
+    }, {"/in/means.npy", "keys other than descr, fortran_order and shape"});
+})
+BAD_INPUT("npy unsupported format version", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        std::string b = npy_bytes(dict("<f4", "(4,)"), f32_bytes({0, 0, 0, 0}));
+        b[6] = 9;
+        put(in + "/means.npy", b);
+    }, {"/in/means.npy", "format version 9", "expected"});
+})
+BAD_INPUT("NaN in x_in names the file and the first bad element", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        std::vector<float> x = ramp(kElems, 0.05f);
+        x[37] = std::nanf("");
+        x[90] = std::nanf("");
+        put(in + "/x_in.npy", npy_bytes(dict("<f4", full_shape()), f32_bytes(x)));
+    }, {"/in/x_in.npy", "element 37 is NaN", "expected finite values"});
+})
+BAD_INPUT("+Inf in variances", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        put(in + "/variances.npy", npy_bytes(dict("<f4", "(4,)"), f32_bytes({1.0f, HUGE_VALF, 1.0f, 1.0f})));
+    }, {"/in/variances.npy", "element 1 is +inf", "expected finite values"});
+})
+BAD_INPUT("-Inf in dy", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        std::vector<float> v = ramp(kElems, 0.1f);
+        v[0] = -HUGE_VALF;
+        put(in + "/dy.npy", npy_bytes(dict("<f4", full_shape()), f32_bytes(v)));
+    }, {"/in/dy.npy", "element 0 is -inf"});
+})
+BAD_INPUT("negative variance", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        put(in + "/variances.npy", npy_bytes(dict("<f4", "(4,)"), f32_bytes({1.0f, 1.0f, -0.5f, 1.0f})));
+    }, {"/in/variances.npy", "channel 2 is negative", "expected >= 0"});
+})
+BAD_INPUT("relu mask with a value other than 0 and 1", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        std::string m(kElems, '\1');
+        m[5] = 2;
+        put(in + "/relu_mask.npy", npy_bytes(dict("|u1", full_shape()), m));
+    }, {"/in/relu_mask.npy", "element 5 is 2", "expected 0 or 1"}, "fuse_relu: true\nrelu_mask: supplied\n");
+})
+BAD_INPUT("relu mask stored as float32", [](const std::string& d) {
+    return validate_inputs(d, [](const std::string& in) {
+        put(in + "/relu_mask.npy", npy_bytes(dict("<f4", full_shape()), f32_bytes(ramp(kElems, 0.0f))));
+    }, {"/in/relu_mask.npy", "uint8 or bool is expected"}, "fuse_relu: true\nrelu_mask: supplied\n");
+})
+BAD_INPUT("--inputs that is not a directory", [](const std::string& d) {
+    put(d + "/file", "x");
+    return Row{{"validate", config_file(d, small_config()), "--inputs", d + "/file"}, {"--inputs", d + "/file", "expected a directory"}};
+})
+
+// ---- output paths ---------------------------------------------------------------------------
+BAD_INPUT("--timeline with an empty path", [](const std::string& d) {
+    return Row{{"run", config_file(d, small_config()), "--timeline", ""}, {"--timeline ''", "expected a file path"}};
+})
+BAD_INPUT("--dump - together with --json", [](const std::string& d) {
+    return Row{{"trace", config_file(d, small_config()), "--json", "--dump", "-"}, {"--dump '-'", "--json"}};
+})
+BAD_INPUT("--timeline into a missing directory exits 2 before the run", [](const std::string& d) {
+    return Row{{"run", config_file(d, small_config()), "--timeline", d + "/missing/run.json"}, {d + "/missing", "does not exist"}};
+})
+BAD_INPUT("--outputs -", [](const std::string& d) {
+    return Row{{"validate", config_file(d, small_config()), "--outputs", "-"}, {"--outputs '-'", "expected a directory"}};
+})
