@@ -252,7 +252,7 @@ BAD_INPUT("--set with a value that is not YAML", [](const std::string& d) {
     return Row{{"trace", config_file(d, small_config()), "--set", "shape.C=[1"}, {"--set shape.C=[1", "not valid YAML"}};
 })
 BAD_INPUT("--set of an unknown hardware key", [](const std::string& d) {
-    return Row{{"run", config_file(d, small_config()), "--set", "hardware.sbuf.banks=4"}, {"--set hardware.sbuf.banks", "unknown key"}};
+    return Row{{"run", config_file(d, small_config()), "--set", "hardware.sbuf.banks=4"}, {"--set hardware.sbuf.banks", "unknown hardware"}};
 })
 
 // ---- hardware presets -----------------------------------------------------------------------
@@ -277,7 +277,7 @@ BAD_INPUT("hardware number without a source", [](const std::string& d) {
                {"hardware.sbuf.partitions", "needs a source or 'estimate: true'"}};
 })
 BAD_INPUT("hardware value zero partitions", [](const std::string& d) {
-    return Row{{"run", config_file(d, small_config()), "--set", "hardware.sbuf.partitions=0"}, {"--set hardware.sbuf.partitions", "expected a number in"}};
+    return Row{{"run", config_file(d, small_config()), "--set", "hardware.sbuf.partitions=0"}, {"--set hardware.sbuf.partitions", "expected an integer in"}};
 })
 BAD_INPUT("hardware partitions fewer than the kernel needs names the key", [](const std::string& d) {
     return Row{{"run", config_file(d, small_config()), "--set", "hardware.sbuf.partitions=32"}, {"hardware.sbuf.partitions"}};
@@ -310,7 +310,7 @@ BAD_INPUT("a 10 MB config is refused before parsing", [](const std::string& d) {
 
 // ---- calibrate ------------------------------------------------------------------------------
 BAD_INPUT("calibrate with an unknown hardware key is one config error, not a failed row each", [](const std::string&) {
-    return Row{{"calibrate", "--set", "hardware.nosuch=1"}, {"--set hardware.nosuch", "unknown key"}};
+    return Row{{"calibrate", "--set", "hardware.nosuch=1"}, {"--set hardware.nosuch", "unknown hardware"}};
 })
 BAD_INPUT("measurements row without its measured value", [](const std::string& d) {
     put(d + "/m.yaml", "rows:\n  - {id: X1, config: " + std::string(BNSIM_SOURCE_DIR) +
