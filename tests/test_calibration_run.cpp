@@ -64,7 +64,7 @@ TEST_CASE("bnsim calibrate lands every measurement within tolerance or names the
     CHECK(j.at("pass").get<bool>() == !any_outside);
 }
 
-TEST_CASE("bnsim calibrate --only runs a subset; a failing run is reported, not fatal") {
+TEST_CASE("bnsim calibrate --only runs a subset, and a failing run is reported, not fatal") {
     const std::string base = std::string("'") + BNSIM_BINARY + "' calibrate --measurements '" + BNSIM_SOURCE_DIR +
                              "/configs/calibration/measurements.yaml'";
     const Output o = run(base + " --json --only M3.copy 2>&1");

@@ -52,7 +52,7 @@ TEST_CASE("dma_copy M1: one hardware-DGE DMA of A[4, 4096] bf16 into 4 partition
     CHECK(compute_stats(tr).hbm_read_bytes == 32768);
 }
 
-TEST_CASE("dma_copy streams rotate over the SBUF slots that fit; only slot reuse adds edges") {
+TEST_CASE("dma_copy streams rotate over the SBUF slots that fit, and only slot reuse adds edges") {
     DmaCopyParams p;
     p.partitions = 128;
     p.free = 16384;  // 32 KiB per partition: 6 slots fit in 208 KiB
@@ -87,7 +87,7 @@ TEST_CASE("dma_copy stores and software DGE") {
     CHECK(compute_stats(k.trace).hbm_write_bytes == 32768);
 }
 
-TEST_CASE("activation: load, one activation, store; reduce accumulates and reads out") {
+TEST_CASE("activation: load, one activation, store, and reduce accumulates and reads out") {
     ActivationParams p;
     GeneratedKernel k = generate_activation(p, trn2());
     const Trace& tr = k.trace;

@@ -39,7 +39,7 @@ TEST_CASE("read-after-write, write-after-read and write-after-write edges") {
     CHECK(deps(t, r2) == std::vector<uint32_t>{r1, w2});
 }
 
-TEST_CASE("disjoint partitions or bytes give no edge; partial overlap does") {
+TEST_CASE("disjoint partitions or bytes give no edge, partial overlap does") {
     Trace t;
     uint32_t w = op(t, {}, {sbuf(0, 64, 0, 64)});
     uint32_t other_parts = op(t, {sbuf(64, 128, 0, 64)}, {sbuf(64, 128, 512, 576)});
@@ -51,7 +51,7 @@ TEST_CASE("disjoint partitions or bytes give no edge; partial overlap does") {
     CHECK(deps(t, partial) == std::vector<uint32_t>{w});
 }
 
-TEST_CASE("a write that covers an older access retires it; later accesses reach it transitively") {
+TEST_CASE("a write that covers an older access retires it, and later accesses reach it transitively") {
     Trace t;
     auto A = sbuf(0, 128, 0, 64);
     uint32_t w1 = op(t, {}, {A});

@@ -54,7 +54,7 @@ TEST_CASE("partial channel tile C=200: two channel tiles, no replication") {
     CHECK(k.info["sharding"]["n_c_tiles"] == 2);
 }
 
-TEST_CASE("C=32 with B=6 replicates 3 bands; interleave capped by the 2 work units") {
+TEST_CASE("C=32 with B=6 replicates 3 bands, interleave capped by the 2 work units") {
     // k from 128/32 = 4 down: 4 does not divide 6, 3 does. n_partials = 2, units = 2 -> il <= 2.
     // fixed1 = 336 + 16 + 16384 + 16 = 16752; p1(2) = 16752 + 2*24576 = 65904; p2 = 8528 + 49152.
     check(bn_generate(bn_params(6, 32, 1, 64, 64)), {4096, 2, 1, 3, 65904, 57680});

@@ -80,7 +80,7 @@ TEST_CASE("run CLI: the same config twice gives byte-identical JSON and timeline
     std::remove(t2.c_str());
 }
 
-TEST_CASE("run CLI: interleave 1 is slower than 2 on the seed shape; program_order is slower than list") {
+TEST_CASE("run CLI: interleave 1 is slower than 2 on the seed shape, and program_order is slower than list") {
     const double i1 = run_json("--set 'memory={f_tile: 4096, interleave: 1}'")["latency_ns"].get<double>();
     const double i2 = run_json("--set 'memory={f_tile: 4096, interleave: 2}'")["latency_ns"].get<double>();
     const double po = run_json("--set 'memory={f_tile: 4096, interleave: 2}' --set schedule=program_order")["latency_ns"]
