@@ -14,7 +14,7 @@ struct OneElaborationPerProcess : Catch::TestEventListenerBase {
     using TestEventListenerBase::TestEventListenerBase;
     bool elaborated_before = false;
 
-    void testCaseStarting(Catch::TestInfo const& info) override {
+    void testCaseStarting(Catch::TestCaseInfo const& info) override {
         TestEventListenerBase::testCaseStarting(info);
         elaborated_before = sc_core::sc_curr_simcontext && sc_core::sc_curr_simcontext->elaboration_done();
     }
