@@ -1,5 +1,5 @@
 // The kernel's memory-config search on a table of shapes. Expected values are worked out by
-// hand from the budget formulas (shared/reference/kernel-batch_norm_bwd.md), with usable SBUF
+// hand from the budget formulas (docs/kernel-batch_norm_bwd.md), with usable SBUF
 // 212992 B/partition and 16-byte alignment, so budget = 211968 and A(4) = 16:
 //   fixed  = cols(6) + cols(3) + 12*A(4) = 96 + 48 + 192 = 336     (one or two channel tiles)
 //   fixed1 = fixed + A(n_partials*4) + A(f*4) + cols(1 [+2 recompute])

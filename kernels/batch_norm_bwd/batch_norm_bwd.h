@@ -1,6 +1,6 @@
 #pragma once
 // The batch_norm_bwd NKI kernel as a trace generator: the same instruction stream the kernel
-// emits, instruction for instruction (see shared/reference/kernel-batch_norm_bwd.md).
+// emits, instruction for instruction (see docs/kernel-batch_norm_bwd.md).
 #include "kernels/batch_norm_bwd/params.h"
 #include "kernels/kernel_target.h"
 
