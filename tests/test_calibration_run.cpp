@@ -78,14 +78,21 @@ TEST_CASE("bnsim calibrate --only runs a subset, and a failing run is reported, 
     const auto s = nlohmann::json::parse(slow.out);
     CHECK(slow.status == 1);
     for (const auto& r : s.at("rows")) CHECK(r.at("error_pct").get<double>() > 50);
-    // A child that cannot run becomes a FAILED row with its message.
-    const Output bad = run(base + " --json --only M3.copy --set vector_op.free=0 2>&1");
+    // A --set the configs reject is one config error up front (exit 2), not a FAILED row each.
+    const Output bad_set = run(base + " --json --only M3.copy --set vector_op.free=0 2>&1");
+    INFO(bad_set.out);
+    CHECK(bad_set.status == 2);
+    CHECK_THAT(bad_set.out, Catch::Contains("vector_op.free") && !Catch::Contains("\"rows\""));
+    // A child that loads but cannot run (its trace needs more DMA queues than the hardware has)
+    // becomes a FAILED row with its message.
+    const Output bad = run(base + " --json --only M3.copy --set hardware.dma.queues_per_engine=1 2>/dev/null");
     INFO(bad.out);
     const auto b = nlohmann::json::parse(bad.out);
     CHECK(bad.status == 1);
+    REQUIRE(b.at("rows").size() == 3);
     for (const auto& r : b.at("rows")) {
         CHECK(r.at("simulated").is_null());
-        CHECK_THAT(r.at("error").get<std::string>(), Catch::Contains("vector_op.free"));
+        CHECK_THAT(r.at("error").get<std::string>(), Catch::Contains("queues_per_engine"));
     }
     // The text table prints every row and the verdict.
     const Output text = run(base + " --only M3 2>&1");
