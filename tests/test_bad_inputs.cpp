@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli_run.h"
+#include "test_util.h"
 #include "numerics/npy.h"
 
 using namespace bnsim;
@@ -39,12 +40,6 @@ void put(const std::string& path, const std::string& text) {
     f << text;
 }
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 // A small batch_norm_bwd run config (B=2 C=4 H=W=8) plus extra top-level lines.
 std::string small_config(const std::string& extra = "", const std::string& shape = "{B: 2, C: 4, D: 1, H: 8, W: 8}") {

@@ -10,8 +10,10 @@
 #include "configfile/config_error.h"
 #include "sim/config/run_config.h"
 #include "sim/simulate.h"
+#include "test_util.h"
 
 using namespace bnsim;
+using bnsim::test::config_error_of;
 
 namespace {
 
@@ -29,14 +31,6 @@ std::string seed(const std::string& extra = "") {
     return "hardware: " + kHw + "\nkernel: batch_norm_bwd\nshape: {B: 64, C: 64, D: 1, H: 64, W: 64}\n" + extra;
 }
 
-std::string error_of(const std::string& path, const Overrides& o = {}) {
-    try {
-        load_run_config(path, o);
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "";
-}
 
 }  // namespace
 
@@ -63,36 +57,36 @@ TEST_CASE("set overrides apply to run and hardware keys") {
 
 TEST_CASE("an unknown key names the file, line and key") {
     auto path = write_config("typo.yaml", seed("fuse_rleu: true\n"));
-    auto e = error_of(path);
+    auto e = config_error_of(path);
     CHECK(e.find(path + ":4:") != std::string::npos);
     CHECK(e.find("key 'fuse_rleu': unknown key") != std::string::npos);
 }
 
 TEST_CASE("a wrong type or out-of-range value names the key and what was expected") {
-    auto e = error_of(write_config("type.yaml", seed("dtype: float16\n")));
+    auto e = config_error_of(write_config("type.yaml", seed("dtype: float16\n")));
     CHECK(e.find(":4:") != std::string::npos);
     CHECK(e.find("key 'dtype': expected one of bfloat16 | float32, got 'float16'") != std::string::npos);
 
-    e = error_of(write_config("range.yaml", seed("lnc: 3\n")));
+    e = config_error_of(write_config("range.yaml", seed("lnc: 3\n")));
     CHECK(e.find("key 'lnc': expected an integer in [1, 2], got '3'") != std::string::npos);
 
-    e = error_of(write_config("nested.yaml", seed("memory: {f_tile: 2048, interleave: 9}\n")));
+    e = config_error_of(write_config("nested.yaml", seed("memory: {f_tile: 2048, interleave: 9}\n")));
     CHECK(e.find("key 'memory.interleave': expected an integer in [1, 8]") != std::string::npos);
 
-    e = error_of(write_config("set_map.yaml", seed()), parse_overrides({"memory={f_tile: 0, interleave: 1}"}));
+    e = config_error_of(write_config("set_map.yaml", seed()), parse_overrides({"memory={f_tile: 0, interleave: 1}"}));
     CHECK(e.find("--set memory: key 'memory.f_tile': expected an integer in [1, 8192]") != std::string::npos);
 
-    e = error_of(write_config("shape.yaml", seed()), parse_overrides({"shape.C=abc"}));
+    e = config_error_of(write_config("shape.yaml", seed()), parse_overrides({"shape.C=abc"}));
     CHECK(e.find("--set shape.C") != std::string::npos);
     CHECK(e.find("expected an integer") != std::string::npos);
 }
 
 TEST_CASE("hardware errors name the preset file and the hardware key") {
-    auto e = error_of(write_config("hw.yaml", seed()), parse_overrides({"hardware.dma.engines_per_core=0"}));
+    auto e = config_error_of(write_config("hw.yaml", seed()), parse_overrides({"hardware.dma.engines_per_core=0"}));
     CHECK(e.find("--set hardware.dma.engines_per_core") != std::string::npos);
 
     auto bad_hw = write_config("bad_hw.yaml", "name: x\nsbuf: {partitions: {value: 128}}\n");
-    e = error_of(write_config("uses_bad_hw.yaml", "hardware: " + bad_hw +
+    e = config_error_of(write_config("uses_bad_hw.yaml", "hardware: " + bad_hw +
                                                       "\nkernel: batch_norm_bwd\nshape: {B: 1, C: 1, H: 1, W: 1}\n"));
     CHECK(e.find(bad_hw + ":2") != std::string::npos);
     CHECK(e.find("needs a source or 'estimate: true'") != std::string::npos);
@@ -102,7 +96,7 @@ TEST_CASE("a missing hardware number or list is a clear error and not a crash") 
     YAML::Node hw = YAML::LoadFile(kHw);
     hw["hbm"].remove("latency_ns");
     auto hw_path = write_config("hw_missing.yaml", YAML::Dump(hw));
-    auto e = error_of(write_config("uses_hw_missing.yaml", "hardware: " + hw_path +
+    auto e = config_error_of(write_config("uses_hw_missing.yaml", "hardware: " + hw_path +
                                                                "\nkernel: batch_norm_bwd\nshape: {B: 1, C: 1, H: 1, W: 1}\n"));
     CHECK(e.find(hw_path) != std::string::npos);
     CHECK(e.find("key 'hardware.hbm.latency_ns': missing (a number is required)") != std::string::npos);
@@ -110,17 +104,17 @@ TEST_CASE("a missing hardware number or list is a clear error and not a crash") 
     hw = YAML::LoadFile(kHw);
     hw.remove("costs");
     hw_path = write_config("hw_no_costs.yaml", YAML::Dump(hw));
-    e = error_of(write_config("uses_hw_no_costs.yaml", "hardware: " + hw_path +
+    e = config_error_of(write_config("uses_hw_no_costs.yaml", "hardware: " + hw_path +
                                                            "\nkernel: batch_norm_bwd\nshape: {B: 1, C: 1, H: 1, W: 1}\n"));
     CHECK(e.find("key 'hardware.costs': expected a non-empty list of cost rows, got nothing") != std::string::npos);
 }
 
 TEST_CASE("missing files, YAML syntax errors and bad --set syntax are clear errors") {
-    CHECK(error_of("/nonexistent/run.yaml").find("/nonexistent/run.yaml: cannot open") != std::string::npos);
-    auto e = error_of(write_config("syntax.yaml", "kernel: [batch_norm_bwd\n"));
+    CHECK(config_error_of("/nonexistent/run.yaml").find("/nonexistent/run.yaml: cannot open") != std::string::npos);
+    auto e = config_error_of(write_config("syntax.yaml", "kernel: [batch_norm_bwd\n"));
     CHECK(e.find("YAML syntax error") != std::string::npos);
     CHECK_THROWS_AS(parse_overrides({"shape.C"}), ConfigError);
-    e = error_of(write_config("preset.yaml", "hardware: nosuchpreset\nkernel: batch_norm_bwd\n"));
+    e = config_error_of(write_config("preset.yaml", "hardware: nosuchpreset\nkernel: batch_norm_bwd\n"));
     CHECK(e.find("preset 'nosuchpreset' could not be loaded") != std::string::npos);
 }
 

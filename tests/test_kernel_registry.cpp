@@ -3,10 +3,12 @@
 // batch_norm_bwd are the run-config keys a sweep varies.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "kernels/kernel_entry.h"
 #include "sim/config/run_config.h"
+#include "cli_run.h"
 
 using namespace bnsim;
 
@@ -79,15 +81,10 @@ TEST_CASE("registry: batch_norm_bwd's summary says whether the memory config was
 TEST_CASE("registry: run --json and trace --json carry the kernel's summary") {
     for (const char* cmd : {"run", "trace"}) {
         INFO(cmd);
-        const std::string line = std::string(BNSIM_BINARY) + " " + cmd + " " + kConfigs + "default.yaml --json";
-        FILE* p = popen(line.c_str(), "r");
-        REQUIRE(p);
-        std::string out;
-        char buf[4096];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-        REQUIRE(pclose(p) == 0);
-        const auto j = nlohmann::json::parse(out);
+        const test::CliResult r = test::run_bnsim({cmd, kConfigs + "default.yaml", "--json"});
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const auto j = nlohmann::json::parse(r.out);
         REQUIRE(j.contains("kernel_summary"));
         const auto& s = j["kernel_summary"];
         CHECK(s["memory_source"] == "search");

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_run.h"
+#include "test_util.h"
 
 using namespace bnsim::test;
 namespace fs = std::filesystem;
@@ -36,12 +37,6 @@ namespace {
 
 const std::string kDefault = std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml";
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 void put(const std::string& path, const std::string& text) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);

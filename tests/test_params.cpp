@@ -3,10 +3,6 @@
 // `bnsim params --json` round-trips every value.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -20,8 +16,11 @@
 #include "models/hw_params.h"
 #include "configfile/config_error.h"
 #include "sim/config/run_config.h"
+#include "cli_run.h"
+#include "test_util.h"
 
 using namespace bnsim;
+using namespace bnsim::test;
 using json = nlohmann::json;
 
 namespace {
@@ -29,12 +28,6 @@ namespace {
 const std::string kHw = std::string(BNSIM_SOURCE_DIR) + "/configs/hw/trn2.yaml";
 const std::string kDefault = std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml";
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 std::string write_file(const std::string& name, const std::string& body) {
     auto dir = std::filesystem::temp_directory_path() / "bnsim_test_params";
@@ -62,31 +55,7 @@ int preset_line(const std::string& text) {
     return 1 + int(std::count(hw.begin(), hw.begin() + long(at), '\n'));
 }
 
-struct Output {
-    int status;
-    std::string out;
-};
 
-Output run_bnsim(const std::string& args) {
-    const std::string cmd = std::string(BNSIM_BINARY) + " " + args;
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::string out;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    const int st = pclose(p);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
-std::string config_error(const std::string& path, const Overrides& o = {}) {
-    try {
-        load_run_config(path, o);
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "";
-}
 
 }  // namespace
 
@@ -194,42 +163,43 @@ TEST_CASE("a preset value outside its allowed range is a config error naming fil
     const std::string from = "partitions: {value: 128,";
     const int line = preset_line(from);
     const std::string cfg = config_with_preset_edit("range", from, "partitions: {value: 129,");
-    const std::string e = config_error(cfg);
+    const std::string e = config_error_of(cfg);
     CHECK(e.find("range_hw.yaml:" + std::to_string(line) + ":") != std::string::npos);
     CHECK(e.find("key 'hardware.sbuf.partitions.value': expected an integer in [1, 128], got '129'") !=
           std::string::npos);
     // the CLI: one line on stderr, exit 2
-    const Output o = run_bnsim("params " + cfg + " 2>&1");
-    CHECK(o.status == 2);
-    CHECK(o.out.find("range_hw.yaml:" + std::to_string(line) + ":") != std::string::npos);
-    CHECK(std::count(o.out.begin(), o.out.end(), '\n') == 1);
+    const CliResult o = run_bnsim({"params", cfg});
+    CHECK(o.exit_code == 2);
+    CHECK(o.out.empty());
+    CHECK(o.err.find("range_hw.yaml:" + std::to_string(line) + ":") != std::string::npos);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
 
     // an integer parameter refuses a fraction, a flag anything but true/false/0/1
-    CHECK(config_error(config_with_preset_edit("frac", from, "partitions: {value: 12.5,"))
+    CHECK(config_error_of(config_with_preset_edit("frac", from, "partitions: {value: 12.5,"))
               .find("expected an integer in [1, 128], got '12.5'") != std::string::npos);
-    CHECK(config_error(config_with_preset_edit("flag", "value: true\n    estimate: true\n    note: \"true = an engine",
+    CHECK(config_error_of(config_with_preset_edit("flag", "value: true\n    estimate: true\n    note: \"true = an engine",
                                                "value: 2\n    estimate: true\n    note: \"true = an engine"))
               .find("key 'hardware.dma.merge_contiguous_rows.value': expected true or false") != std::string::npos);
     // the cross-parameter check: usable SBUF cannot exceed the partition
-    CHECK(config_error(kDefault, parse_overrides({"hardware.sbuf.usable_bytes_per_partition=229377"}))
+    CHECK(config_error_of(kDefault, parse_overrides({"hardware.sbuf.usable_bytes_per_partition=229377"}))
               .find("expected at most sbuf.bytes_per_partition (229376)") != std::string::npos);
 }
 
 TEST_CASE("a preset estimate needs its uncertainty range and a bare number needs provenance") {
-    std::string e = config_error(config_with_preset_edit(
+    std::string e = config_error_of(config_with_preset_edit(
         "no_range", "      low: {value: 725,", "      lo: {value: 725,"));
     CHECK(e.find("key 'hardware.dma.min_queue_occupancy_ns.uncertainty.low': missing") != std::string::npos);
 
-    e = config_error(config_with_preset_edit("outside", "  min_queue_occupancy_ns:\n    value: 800",
+    e = config_error_of(config_with_preset_edit("outside", "  min_queue_occupancy_ns:\n    value: 800",
                                              "  min_queue_occupancy_ns:\n    value: 1000"));
     CHECK(e.find("key 'hardware.dma.min_queue_occupancy_ns.value': outside its own uncertainty range") !=
           std::string::npos);
 
-    e = config_error(config_with_preset_edit("bare", "partitions: {value: 128, source: \"nki/guides/architecture/trainium2_arch.rst (128 partitions)\"}",
+    e = config_error_of(config_with_preset_edit("bare", "partitions: {value: 128, source: \"nki/guides/architecture/trainium2_arch.rst (128 partitions)\"}",
                                              "partitions: 128"));
     CHECK(e.find("key 'hardware.sbuf.partitions': a hardware number in a preset needs") != std::string::npos);
 
-    e = config_error(config_with_preset_edit(
+    e = config_error_of(config_with_preset_edit(
         "missing_range", "    note: \"third-party trn2 characterization (M5): ~9.4 us fixed cost per kernel launch\"\n    uncertainty:",
         "    note: \"third-party trn2 characterization (M5): ~9.4 us fixed cost per kernel launch\"\n    uncertainty_gone:"));
     CHECK(e.find("key 'hardware.launch.fixed_ns.uncertainty': missing: an estimate needs the range") !=
@@ -251,30 +221,31 @@ TEST_CASE("set hardware.X keeps the preset's provenance and may leave the uncert
     CHECK(c.hw.provenance.at("engines.act.clock_ghz").source.find("trainium2_arch.rst") != std::string::npos);
     CHECK_FALSE(c.hw.provenance.at("dma.issue_ns").overridden);
     // out of the allowed range is still an error, naming the --set
-    CHECK(config_error(kDefault, parse_overrides({"hardware.engines.act.clock_ghz=0"}))
+    CHECK(config_error_of(kDefault, parse_overrides({"hardware.engines.act.clock_ghz=0"}))
               .find("--set hardware.engines.act.clock_ghz: key 'hardware.engines.act.clock_ghz.value': expected a "
                     "number in [0.01, 100], got '0'") != std::string::npos);
 }
 
 TEST_CASE("set hardware.X of an unknown hardware parameter is one clear error") {
-    const std::string e = config_error(kDefault, parse_overrides({"hardware.dma.isue_ns=500"}));
+    const std::string e = config_error_of(kDefault, parse_overrides({"hardware.dma.isue_ns=500"}));
     CHECK(e.find("--set hardware.dma.isue_ns=500: unknown hardware parameter 'dma.isue_ns' (closest: dma.issue_ns") !=
           std::string::npos);
-    const Output o = run_bnsim("params " + kDefault + " --set hardware.engines.dve.clock=1 2>&1");
-    CHECK(o.status == 2);
-    CHECK(o.out.find("unknown hardware parameter 'engines.dve.clock'") != std::string::npos);
-    CHECK(o.out.find("engines.dve.clock_ghz") != std::string::npos);
-    CHECK(std::count(o.out.begin(), o.out.end(), '\n') == 1);
+    const CliResult o = run_bnsim({"params", kDefault, "--set", "hardware.engines.dve.clock=1"});
+    CHECK(o.exit_code == 2);
+    CHECK(o.out.empty());
+    CHECK(o.err.find("unknown hardware parameter 'engines.dve.clock'") != std::string::npos);
+    CHECK(o.err.find("engines.dve.clock_ghz") != std::string::npos);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
     // a group and the cost table remain settable as a whole
-    CHECK(config_error(kDefault, parse_overrides({"hardware.engines.pe={clock_ghz: 2.0, min_ii_cycles: 64}"})).empty());
+    CHECK(config_error_of(kDefault, parse_overrides({"hardware.engines.pe={clock_ghz: 2.0, min_ii_cycles: 64}"})).empty());
 }
 
 TEST_CASE("bnsim params --json lists every parameter and its values round-trip through --set") {
-    const Output first = run_bnsim("params " + kDefault + " --json 2>/dev/null");
-    REQUIRE(first.status == 0);
+    const CliResult first = run_bnsim({"params", kDefault, "--json"});
+    REQUIRE(first.exit_code == 0);
     const json j = json::parse(first.out);
     REQUIRE(j["params"].size() == hw_params().size());
-    std::string sets;
+    std::vector<std::string> second_args = {"params", kDefault, "--json"};
     for (const auto& p : j["params"]) {
         for (const char* k : {"name", "value", "unit", "kind", "allowed", "source", "estimate", "uncertainty", "note"})
             CHECK(p.contains(k));
@@ -282,10 +253,12 @@ TEST_CASE("bnsim params --json lists every parameter and its values round-trip t
         CHECK(p["estimate"].get<bool>() == p["uncertainty"].is_array());
         CHECK_FALSE(p["overridden"].get<bool>());
         // The value again, through --set, exactly as printed.
-        sets += " --set 'hardware." + p["name"].get<std::string>() + "=" + p["value"].dump() + "'";
+        second_args.push_back("--set");
+        second_args.push_back("hardware." + p["name"].get<std::string>() + "=" + p["value"].dump());
     }
-    const Output second = run_bnsim("params " + kDefault + " --json" + sets + " 2>&1");
-    REQUIRE(second.status == 0);
+    const CliResult second = run_bnsim(second_args);
+    INFO(second.err);
+    REQUIRE(second.exit_code == 0);
     const json k = json::parse(second.out);
     REQUIRE(k["params"].size() == j["params"].size());
     for (size_t i = 0; i < k["params"].size(); ++i) {
@@ -304,8 +277,8 @@ TEST_CASE("bnsim params --json lists every parameter and its values round-trip t
 }
 
 TEST_CASE("bnsim params prints an aligned table with every parameter") {
-    const Output o = run_bnsim("params " + kDefault + " 2>&1");
-    REQUIRE(o.status == 0);
+    const CliResult o = run_bnsim({"params", kDefault});
+    REQUIRE(o.exit_code == 0);
     std::istringstream in(o.out);
     std::string title, header;
     std::getline(in, title);

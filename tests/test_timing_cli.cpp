@@ -12,7 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_util.h"
+
 using json = nlohmann::json;
+
+using bnsim::test::slurp;
 
 namespace {
 
@@ -33,12 +37,6 @@ std::string run_cmd(const std::string& args, int* status = nullptr) {
 
 json run_json(const std::string& args) { return json::parse(run_cmd("--json " + args)); }
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 }  // namespace
 
