@@ -40,12 +40,7 @@ void RegionIndex::add(const Region& r, uint32_t instr, bool writer) {
         degenerate_.push_back(id);
         return;
     }
-    size_t r0, r1, b0, b1;
-    rows_.span(r.row_lo, r.row_hi, r0, r1);
-    bytes_.span(r.byte_lo, r.byte_hi, b0, b1);
-    const size_t nb = bytes_.buckets();
-    for (size_t i = r0; i < r1; ++i)
-        for (size_t b = b0; b < b1; ++b) cells_[i * nb + b].push_back(id);
+    for_each_cell(r, [id](std::vector<uint32_t>& cell) { cell.push_back(id); });
 }
 
 }  // namespace bnsim

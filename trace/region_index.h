@@ -59,6 +59,9 @@ private:
     uint64_t query_ = 0;
 
     static bool is_degenerate(const Region& r) { return r.row_hi <= r.row_lo || r.byte_hi <= r.byte_lo; }
+    // Calls f(cell) for every grid cell a non-degenerate region lies in (add and query share it).
+    template <typename F>
+    void for_each_cell(const Region& r, F&& f);
     // Visits a list, dropping retired ids as it goes.
     template <typename F>
     void visit(std::vector<uint32_t>& ids, F& f);
@@ -80,6 +83,16 @@ void RegionIndex::visit(std::vector<uint32_t>& ids, F& f) {
 }
 
 template <typename F>
+void RegionIndex::for_each_cell(const Region& r, F&& f) {
+    size_t r0, r1, b0, b1;
+    rows_.span(r.row_lo, r.row_hi, r0, r1);
+    bytes_.span(r.byte_lo, r.byte_hi, b0, b1);
+    const size_t nb = bytes_.buckets();
+    for (size_t i = r0; i < r1; ++i)
+        for (size_t b = b0; b < b1; ++b) f(cells_[i * nb + b]);
+}
+
+template <typename F>
 void RegionIndex::for_each_candidate(const Region& q, F&& f) {
     ++query_;
     visit(degenerate_, f);
@@ -87,12 +100,7 @@ void RegionIndex::for_each_candidate(const Region& q, F&& f) {
         for (auto& cell : cells_) visit(cell, f);
         return;
     }
-    size_t r0, r1, b0, b1;
-    rows_.span(q.row_lo, q.row_hi, r0, r1);
-    bytes_.span(q.byte_lo, q.byte_hi, b0, b1);
-    const size_t nb = bytes_.buckets();
-    for (size_t r = r0; r < r1; ++r)
-        for (size_t b = b0; b < b1; ++b) visit(cells_[r * nb + b], f);
+    for_each_cell(q, [&](std::vector<uint32_t>& cell) { visit(cell, f); });
 }
 
 }  // namespace bnsim
