@@ -188,6 +188,9 @@ void apply_override(YAML::Node root, const std::string& dotted, const std::strin
     std::vector<YAML::Node> chain{root};
     for (size_t i = 0; i + 1 < parts.size(); ++i) {
         YAML::Node next = chain.back()[parts[i]];
+        // `auto` leaves every choice of a section open, so fixing one key below it starts from
+        // an empty mapping (`memory: auto` plus --set memory.interleave=4 -> {interleave: 4}).
+        if (next.IsScalar() && next.Scalar() == "auto") next = YAML::Node(YAML::NodeType::Null);
         if (next.IsDefined() && !next.IsMap() && !next.IsNull())
             throw ConfigError(origin + ": '" + parts[i] + "' is not a mapping, cannot set '" + dotted + "'");
         if (!next.IsDefined() || next.IsNull()) {

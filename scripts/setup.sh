@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config libsystemc-dev libspdlog-dev libcli11-dev catch2
+packages=(build-essential cmake pkg-config libsystemc-dev libspdlog-dev libcli11-dev catch2 libexpat1-dev
           libyaml-cpp-dev nlohmann-json3-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
     bnsim::add_validate_command(app);
     bnsim::add_calibrate_command(app);
     bnsim::add_params_command(app);
+    bnsim::add_sweep_command(app);
+    bnsim::add_merge_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -51,8 +51,19 @@ TEST_CASE("set overrides apply to run and hardware keys") {
     CHECK(kernel_params<bn::Params>(c.kernel_params).shape.C == 200);
     CHECK(c.hw.sbuf.usable_bytes_per_partition == 196608);
     CHECK(kernel_params<bn::Params>(c.kernel_params).memory->f_tile == 2048);
-    CHECK(kernel_params<bn::Params>(c.kernel_params).memory->direct_x_residency);
+    CHECK(!kernel_params<bn::Params>(c.kernel_params).memory->direct_x_residency);  // not given: left to the kernel (on)
     CHECK(c.lnc == 2);
+}
+
+TEST_CASE("set of one memory key on memory auto fixes that key only") {
+    auto path = write_config("auto.yaml", seed());
+    RunConfig c = load_run_config(path, parse_overrides({"memory=auto", "memory.interleave=4"}));
+    const auto& p = kernel_params<bn::Params>(c.kernel_params);
+    REQUIRE(p.memory);
+    CHECK(p.memory->interleave == 4);
+    CHECK(!p.memory->f_tile);
+    CHECK(c.generate().info["memory_config"]["f_tile"] == 4096);
+    CHECK(c.generate().info["memory_config"]["source"] == "given interleave; searched f_tile, direct_x_residency");
 }
 
 TEST_CASE("an unknown key names the file, line and key") {

@@ -173,3 +173,79 @@ TEST_CASE("the SBUF allocator: scopes free the stack, the heap survives them") {
     CHECK(a.live_bytes() == 0);
     CHECK_THROWS(a.close_scope());
 }
+
+// Partial memory constraints: the run config fixes some of f_tile, interleave and
+// direct_x_residency; the kernel's search fills in the rest within the same budget.
+namespace {
+
+GeneratedKernel with_memory(Params p, MemoryChoice m, uint64_t usable = bnsim::test::kTestUsableSbuf) {
+    p.memory = m;
+    return bn_generate(p, 1, usable);
+}
+
+}  // namespace
+
+TEST_CASE("partial memory constraints resolve as hand-worked for a table of shapes") {
+    const Params seed = bn_params(64, 64, 1, 64, 64);
+    SECTION("seed, interleave 2 given: the largest f_tile with two slots, 4096") {
+        // p1(2) = 16864 + 2*24576 = 66016; p2(2) = 8528 + 2*24576 = 57680.
+        auto k = with_memory(seed, {std::nullopt, 2, std::nullopt});
+        check(k, {4096, 2, 1, 2, 66016, 57680});
+        CHECK(k.info["memory_config"]["source"] == "given interleave; searched f_tile, direct_x_residency");
+    }
+    SECTION("seed, interleave 8 given: 4096 needs 213472 > 211968, so f_tile 2048") {
+        // f 2048: fixed1 = 336 + 256 + 8192 + 16 = 8800, per slot 2*4096 + 4096 = 12288;
+        // p1(8) = 107104; fixed2 = 336 + 4096 = 4432, p2(8) = 102736.
+        check(with_memory(seed, {std::nullopt, 8, std::nullopt}), {2048, 8, 2, 2, 107104, 102736});
+    }
+    SECTION("seed, f_tile 2048 given: the deepest interleave that fits, 8") {
+        auto k = with_memory(seed, {2048, std::nullopt, std::nullopt});
+        check(k, {2048, 8, 2, 2, 107104, 102736});
+        CHECK(k.info["memory_config"]["source"] == "given f_tile; searched interleave, direct_x_residency");
+    }
+    SECTION("seed, residency off given: the search's f_tile 4096 and interleave 7") {
+        auto k = with_memory(seed, {std::nullopt, std::nullopt, false});
+        check(k, {4096, 7, 1, 2, 188896, 180560});
+        CHECK(k.info["memory_config"]["direct_x_residency"] == false);
+    }
+    SECTION("fp32 seed, interleave 6 given: 4096 needs 16864 + 6*40960 = 262624, so 2048") {
+        // f 2048: slot1 = 2*A(8192) = 16384, + dxslot 4096 = 20480; p1(6) = 8800 + 122880 = 131680;
+        // p2(6) = 4432 + 6*20480 = 127312.
+        check(with_memory(bn_params(64, 64, 1, 64, 64, DType::fp32), {std::nullopt, 6, std::nullopt}),
+              {2048, 6, 2, 2, 131680, 127312});
+    }
+    SECTION("B=6 C=32, f_tile 2048 given: 4 work units cap the interleave at 4") {
+        // rep 3, n_sp 2 -> n_partials 4 -> A(16) = 16; fixed1 = 336 + 16 + 8192 + 16 = 8560;
+        // p1(4) = 8560 + 4*12288 = 57712; p2(4) = 4432 + 49152 = 53584.
+        check(with_memory(bn_params(6, 32, 1, 64, 64), {2048, std::nullopt, std::nullopt}), {2048, 4, 2, 3, 57712, 53584});
+    }
+    SECTION("all three given: as an explicit config") {
+        auto k = with_memory(seed, {2048, 4, true});
+        check(k, {2048, 4, 2, 2, 57952, 53584});
+        CHECK(k.info["memory_config"]["source"] == "explicit");
+    }
+}
+
+TEST_CASE("an infeasible partial memory constraint names itself and the bytes needed and available") {
+    const Params seed = bn_params(64, 64, 1, 64, 64);
+    // usable 30000 -> budget 28976; f 4096 at interleave 1: p1 = 16864 + 24576 = 41440.
+    try {
+        with_memory(seed, {4096, std::nullopt, std::nullopt}, 30000);
+        FAIL("expected a KernelError");
+    } catch (const KernelError& e) {
+        const std::string m = e.what();
+        CHECK(m.find("memory.f_tile=4096") != std::string::npos);
+        CHECK(m.find("even interleave 1 needs 41440 bytes") != std::string::npos);
+        CHECK(m.find("only 28976 are available") != std::string::npos);
+    }
+    // 65536 batches: the partials column alone exceeds the budget, whatever f_tile.
+    try {
+        with_memory(bn_params(65536, 128, 1, 64, 64), {std::nullopt, 1, std::nullopt});
+        FAIL("expected a KernelError");
+    } catch (const KernelError& e) {
+        const std::string m = e.what();
+        CHECK(m.find("memory.interleave=1") != std::string::npos);
+        CHECK(m.find("even f_tile 1 needs") != std::string::npos);
+        CHECK(m.find("only 211968 are available") != std::string::npos);
+    }
+}

@@ -148,7 +148,7 @@ private:
         in.fuse_relu = p_.fuse_relu;
         in.recompute = p_.recomputes_mask();
         in.compute_dsize = dtype_size(p_.compute_dtype);
-        L.plan = p_.memory ? check_memory_config(in, *p_.memory) : search_memory_config(in);
+        L.plan = resolve_memory_config(in, p_.memory.value_or(MemoryChoice{}));
         const int il = L.plan.interleave;
         const int64_t f = L.plan.fp.f_tile;
         const uint64_t colw = uint64_t(sh_.n_c_tiles) * 4;
@@ -551,6 +551,20 @@ private:
     }
 
     // ---- description for reports -------------------------------------------------------
+    // "search" (the kernel's own choice), "explicit" (all given), or which were given and which
+    // searched: "given interleave; searched f_tile, direct_x_residency".
+    static std::string memory_source_text(const MemoryPlan& plan) {
+        if (plan.all_searched()) return "search";
+        if (plan.all_given()) return "explicit";
+        std::string given, searched;
+        for (auto [name, g] : {std::pair{"f_tile", plan.f_tile_given}, {"interleave", plan.interleave_given},
+                               {"direct_x_residency", plan.residency_given}}) {
+            std::string& list = g ? given : searched;
+            list += (list.empty() ? "" : ", ") + std::string(name);
+        }
+        return "given " + given + "; searched " + searched;
+    }
+
     void describe() {
         json& j = out_.info;
         const Layout* first = nullptr;
@@ -566,7 +580,7 @@ private:
             m["n_sp_tiles"] = first->plan.fp.n_sp_tiles;
             m["replication"] = first->shard.rep;
             m["direct_x_residency"] = first->plan.residency;
-            m["source"] = first->plan.searched ? "search" : "explicit";
+            m["source"] = memory_source_text(first->plan);
             m["budget_bytes"] = first->plan.budget;
             j["memory_config"] = m;
             KernelSummary& k = out_.summary;
@@ -574,7 +588,7 @@ private:
             k.set("interleave", int64_t(first->plan.interleave));
             k.set("direct_x_residency", first->plan.residency);
             k.set("replication", int64_t(first->shard.rep));
-            k.set("memory_source", std::string(first->plan.searched ? "search" : "given"));
+            k.set("memory_source", std::string(first->plan.all_searched() ? "search" : first->plan.all_given() ? "given" : "partial"));
             k.set("n_sp_tiles", int64_t(first->plan.fp.n_sp_tiles));
         }
         out_.summary.set("sharding", std::string(shard_mode_name(sh_.mode)));

@@ -39,10 +39,11 @@ std::any parse(ConfigNode& top, const KernelTarget& t) {
     YAML::Node mem = top.node()["memory"];
     if (mem.IsDefined() && mem.IsMap()) {
         ConfigNode m = top.child("memory");
+        // Any subset may be given; the kernel's search fills in the rest.
         MemoryChoice c;
-        c.f_tile = m.integer("f_tile", 1, kMaxFTile);
-        c.interleave = int(m.integer("interleave", kMinInterleave, kMaxInterleave));
-        c.direct_x_residency = m.boolean("direct_x_residency", true);
+        if (m.has("f_tile")) c.f_tile = m.integer("f_tile", 1, kMaxFTile);
+        if (m.has("interleave")) c.interleave = int(m.integer("interleave", kMinInterleave, kMaxInterleave));
+        if (m.has("direct_x_residency")) c.direct_x_residency = m.boolean("direct_x_residency");
         m.finish();
         p.memory = c;
     } else {
@@ -69,7 +70,7 @@ const KernelEntry& kernel_entry() {
             {"interleave", "tile slots in flight per phase (the kernel's interleave)"},
             {"direct_x_residency", "whether direct_x stays in SBUF between the phases (else it is spilled to HBM)"},
             {"replication", "batches processed side by side in one channel tile's partitions"},
-            {"memory_source", "search (the kernel's own choice) or given (memory: in the run config)"},
+            {"memory_source", "search (the kernel's own choice), given (memory: in the run config fixes all three) or partial (the search filled in the rest)"},
             {"n_sp_tiles", "spatial tiles per (batch, channel tile)"},
             {"sharding", "how the logical core's physical cores split the work: none, channel, batch or redundant"},
         };

@@ -1,7 +1,8 @@
 #pragma once
 // The kernel's SBUF budget: what each phase needs per partition for a given f_tile and
-// interleave, the kernel's search for the largest f_tile that fits, and the check of an
-// explicit choice against the same budget.
+// interleave, the kernel's search for the largest f_tile that fits, and the resolution of a
+// run config's memory constraints (any subset of f_tile, interleave, direct_x_residency) by the
+// same search over what is left open.
 #include <cstdint>
 
 #include "kernels/batch_norm_bwd/params.h"
@@ -42,16 +43,19 @@ struct MemoryPlan {
     int interleave = 1;
     bool residency = true;
     uint64_t budget = 0;
-    bool searched = false;  // chosen by the kernel's search (auto), not given explicitly
+    // Which values the run config gave; the others were chosen by the kernel's search.
+    bool f_tile_given = false, interleave_given = false, residency_given = false;
+    bool all_searched() const { return !f_tile_given && !interleave_given && !residency_given; }
+    bool all_given() const { return f_tile_given && interleave_given && residency_given; }
     uint64_t phase1_bytes() const { return fp.phase1(interleave); }
     uint64_t phase2_bytes() const { return fp.phase2(interleave); }
 };
 
 uint64_t align_up(uint64_t x, uint64_t a);
 Footprint footprint(const BudgetInputs& in, int64_t f_tile);
-// The kernel's search; throws KernelError if nothing fits.
-MemoryPlan search_memory_config(const BudgetInputs& in);
-// An explicit choice; throws KernelError naming bytes needed and available if over budget.
-MemoryPlan check_memory_config(const BudgetInputs& in, const MemoryChoice& choice);
+// The kernel's search (largest f_tile, then deepest interleave, that fits), restricted to the
+// values `given` fixes; an empty `given` is the kernel's own choice. Throws KernelError naming
+// the given values and the bytes needed and available if they leave nothing that fits.
+MemoryPlan resolve_memory_config(const BudgetInputs& in, const MemoryChoice& given = {});
 
 }  // namespace bnsim::bn

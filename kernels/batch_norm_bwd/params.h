@@ -35,10 +35,12 @@ private:
     }
 };
 
+// What a run config fixes of the memory config; the kernel's search fills in the rest (all
+// empty: the kernel's own choice, "auto").
 struct MemoryChoice {
-    int64_t f_tile = 0;
-    int interleave = 0;
-    bool direct_x_residency = true;
+    std::optional<int64_t> f_tile;
+    std::optional<int> interleave;
+    std::optional<bool> direct_x_residency;  // the kernel's own choice: true
 };
 
 struct Params {

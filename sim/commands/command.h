@@ -20,5 +20,7 @@ void add_run_command(CLI::App& app);        // run_command.cpp (timing)
 void add_validate_command(CLI::App& app);   // validate_command.cpp (numerics)
 void add_calibrate_command(CLI::App& app);  // calibrate_command.cpp (calibration microbenchmarks)
 void add_params_command(CLI::App& app);     // params_command.cpp (the hardware parameter table)
+void add_sweep_command(CLI::App& app);      // sweep_command.cpp (grids of configs, one process per point)
+void add_merge_command(CLI::App& app);      // merge_command.cpp (sweep shards into one result set)
 
 }  // namespace bnsim

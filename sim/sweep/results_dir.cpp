@@ -1,0 +1,234 @@
+#include "sim/sweep/results_dir.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/commands/output_file.h"
+#include "configfile/config_error.h"
+
+namespace bnsim {
+
+using json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string file_hash(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return point_id({{"content", ss.str()}});
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+void write_all(int fd, const std::string& s, const std::string& path) {
+    size_t done = 0;
+    while (done < s.size()) {
+        const ssize_t n = write(fd, s.data() + done, s.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw std::runtime_error(path + ": write failed: " + std::strerror(errno));
+        done += size_t(n);
+    }
+}
+
+CsvLayout layout_of(const json& meta, const Records& records) {
+    CsvLayout l;
+    for (const auto& c : meta["columns"]) l.columns.push_back(c.get<std::string>());
+    for (const auto& c : meta["kernel"]["summary_fields"]) l.summary_fields.push_back(c.get<std::string>());
+    for (const auto& [id, r] : records)
+        if (r["status"] == "ok") {
+            l.phases = phase_names(r["run"]);
+            break;
+        }
+    return l;
+}
+
+std::string csv_text(const CsvLayout& l, const Records& records) {
+    std::string s = csv_header(l);
+    for (const auto& [id, r] : records) s += csv_row(l, r);
+    return s;
+}
+
+std::string jsonl_text(const Records& records) {
+    std::string s;
+    for (const auto& [id, r] : records) s += r.dump() + "\n";
+    return s;
+}
+
+}  // namespace
+
+json sweep_meta(const SweepSpec& spec, const SweepPlan& plan, const SweepKernel& kernel, const std::string& shard) {
+    json m;
+    m["sweep"] = spec.file;
+    m["base"] = plan.base;
+    m["base_hash"] = file_hash(plan.base);
+    json k;
+    k["name"] = kernel.name;
+    k["decision_axes"] = json::array();
+    for (const auto& a : kernel.decision_axes) k["decision_axes"].push_back({{"key", a.key}, {"kind", a.kind}});
+    k["auto_overrides"] = json::object();
+    for (const auto& [key, v] : kernel.auto_overrides) k["auto_overrides"][key] = v;
+    k["summary_fields"] = kernel.summary_fields;
+    m["kernel"] = k;
+    m["columns"] = plan.columns;
+    m["shard"] = shard;
+    json pts = json::array();
+    std::string all_ids;
+    for (const auto& p : plan.points) {
+        json pj;
+        pj["id"] = p.id;
+        pj["auto"] = p.is_auto;
+        pj["params"] = json::object();
+        for (const auto& [key, v] : p.params) pj["params"][key] = v;
+        pts.push_back(pj);
+        all_ids += p.id + ";";
+    }
+    // Identifies the sweep (its points and base config), whichever slice of it a folder holds.
+    m["sweep_id"] = point_id({{"points", all_ids}, {"base", m["base_hash"].get<std::string>()}});
+    m["points"] = pts;
+    return m;
+}
+
+SweepKernel kernel_of_meta(const json& meta) {
+    SweepKernel k;
+    const json& j = meta["kernel"];
+    k.name = j["name"].get<std::string>();
+    for (const auto& a : j["decision_axes"]) k.decision_axes.push_back({a["key"].get<std::string>(), a["kind"].get<std::string>()});
+    for (const auto& [key, v] : j["auto_overrides"].items()) k.auto_overrides.emplace_back(key, v.get<std::string>());
+    for (const auto& f : j["summary_fields"]) k.summary_fields.push_back(f.get<std::string>());
+    return k;
+}
+
+json read_meta(const std::string& dir) {
+    const std::string path = (fs::path(dir) / "sweep.json").string();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) throw ConfigError(dir + ": not a sweep output folder (no sweep.json)");
+    try {
+        json m = json::parse(slurp(path));
+        if (!m.contains("sweep_id") || !m.contains("points") || !m.contains("kernel"))
+            throw ConfigError(path + ": not a bnsim sweep.json (no sweep_id, kernel or points)");
+        return m;
+    } catch (const json::exception& e) {
+        throw ConfigError(path + ": not valid JSON: " + e.what());
+    }
+}
+
+Records read_records(const std::string& dir) {
+    Records out;
+    const std::string path = (fs::path(dir) / "results.jsonl").string();
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return out;
+    const std::string text = slurp(path);
+    size_t pos = 0, line_no = 0;
+    while (pos < text.size()) {
+        const size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) break;  // a torn last line: its point runs again
+        ++line_no;
+        try {
+            json r = json::parse(text.substr(pos, nl - pos));
+            const std::string id = r.at("id").get<std::string>();
+            out[id] = std::move(r);
+        } catch (const json::exception& e) {
+            throw ConfigError(path + ":" + std::to_string(line_no) + ": not a result record: " + e.what());
+        }
+        pos = nl + 1;
+    }
+    return out;
+}
+
+void write_results(const std::string& dir, const json& meta, const Records& records) {
+    fs::create_directories(dir);
+    const fs::path d(dir);
+    write_file_atomically((d / "sweep.json").string(), [&](std::ostream& o) { o << meta.dump(2) << "\n"; });
+    write_file_atomically((d / "results.jsonl").string(), [&](std::ostream& o) { o << jsonl_text(records); });
+    const CsvLayout l = layout_of(meta, records);
+    write_file_atomically((d / "results.csv").string(), [&](std::ostream& o) { o << csv_text(l, records); });
+}
+
+ResultsDir::ResultsDir(std::string dir, json meta, bool resume) : dir_(std::move(dir)), meta_(std::move(meta)) {
+    std::error_code ec;
+    if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec)) throw ConfigError(dir_ + ": exists and is not a folder");
+    fs::create_directories(dir_, ec);
+    if (ec) throw ConfigError(dir_ + ": cannot create the output folder (" + ec.message() + ")");
+    const std::string lock = (fs::path(dir_) / ".lock").string();
+    lock_fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
+        throw ConfigError(dir_ + ": in use by another bnsim sweep (cannot lock " + lock + ")");
+    const bool has_meta = fs::exists(fs::path(dir_) / "sweep.json", ec);
+    const bool has_rows = fs::exists(fs::path(dir_) / "results.jsonl", ec) &&
+                          fs::file_size(fs::path(dir_) / "results.jsonl", ec) > 0;
+    if (resume && has_meta) {
+        const json old = read_meta(dir_);
+        if (old["sweep_id"] != meta_["sweep_id"])
+            throw ConfigError(dir_ + ": holds a different sweep (other points or base config); cannot --resume it");
+        if (old["shard"] != meta_["shard"])
+            throw ConfigError(dir_ + ": holds shard " + old["shard"].get<std::string>() + ", not " +
+                              meta_["shard"].get<std::string>());
+        records_ = read_records(dir_);
+    } else if (has_rows || has_meta) {
+        if (!resume)
+            throw ConfigError(dir_ + ": already holds sweep results; pass --resume to continue them or choose another --out");
+    }
+    // Keep only records of this sweep's points (a resumed folder holds nothing else).
+    write_file_atomically((fs::path(dir_) / "sweep.json").string(), [&](std::ostream& o) { o << meta_.dump(2) << "\n"; });
+    // Rewrite both files from the records, dropping a torn line, then stream onto them.
+    write_file_atomically((fs::path(dir_) / "results.jsonl").string(), [&](std::ostream& o) { o << jsonl_text(records_); });
+    layout_ = layout_of(meta_, records_);
+    header_written_ = !layout_.phases.empty();
+    rewrite_csv();
+    open_streams();
+}
+
+ResultsDir::~ResultsDir() {
+    for (int fd : {jsonl_fd_, csv_fd_, lock_fd_})
+        if (fd >= 0) close(fd);
+}
+
+void ResultsDir::open_streams() {
+    for (auto [fd, name] : {std::pair{&jsonl_fd_, "results.jsonl"}, {&csv_fd_, "results.csv"}}) {
+        if (*fd >= 0) close(*fd);
+        const std::string path = (fs::path(dir_) / name).string();
+        *fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (*fd < 0) throw std::runtime_error(path + ": cannot open for appending: " + std::strerror(errno));
+    }
+}
+
+// The CSV's header waits for the first successful point (its phases name columns); until then
+// the file holds the header without phase columns and the rows so far.
+void ResultsDir::rewrite_csv() {
+    write_file_atomically((fs::path(dir_) / "results.csv").string(), [&](std::ostream& o) { o << csv_text(layout_, records_); });
+}
+
+void ResultsDir::append(const json& record) {
+    const std::string id = record["id"].get<std::string>();
+    records_[id] = record;
+    write_all(jsonl_fd_, record.dump() + "\n", dir_ + "/results.jsonl");
+    if (!header_written_ && record["status"] == "ok") {
+        layout_.phases = phase_names(record["run"]);
+        header_written_ = true;
+        rewrite_csv();
+        open_streams();
+        return;
+    }
+    write_all(csv_fd_, csv_row(layout_, record), dir_ + "/results.csv");
+}
+
+void ResultsDir::finalize() {
+    write_results(dir_, meta_, records_);
+    open_streams();
+}
+
+}  // namespace bnsim

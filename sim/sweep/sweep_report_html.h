@@ -1,0 +1,16 @@
+#pragma once
+// report.html: one self-contained page (inline CSS and SVG, nothing fetched) with, per context,
+// the summary, a latency heatmap over the kernel's two integer decisions (auto marked), latency
+// against the first for each value of the second, and each point's per-phase bound breakdown.
+#include <iosfwd>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/sweep/results_dir.h"
+
+namespace bnsim {
+
+void write_sweep_report_html(std::ostream& out, const nlohmann::ordered_json& meta, const Records& records,
+                             const nlohmann::ordered_json& summary);
+
+}  // namespace bnsim

@@ -1,0 +1,33 @@
+#pragma once
+// Runs jobs each in its own forked child process, at most `jobs` at a time, so a job that
+// crashes, hangs or elaborates SystemC cannot touch the parent or the other jobs. A job's child
+// calls `work(index)` and sends back the string it returns; the parent reports each job as it
+// ends. Single-threaded (a poll loop), so forking is safe.
+#include <functional>
+#include <string>
+
+namespace bnsim {
+
+struct JobResult {
+    enum class Kind { done, crashed, timed_out } kind = Kind::done;
+    std::string payload;  // what work() returned (kind == done)
+    std::string output;   // what the child printed on stdout/stderr (the tail, for diagnostics)
+    int signal = 0;       // crashed: the signal, or 0 for a non-zero exit without a payload
+    int exit_code = 0;
+};
+
+struct PoolOptions {
+    int jobs = 1;
+    double timeout_s = 0;  // per job; <= 0: none
+};
+
+// Calls on_done(index, result) in the parent, in completion order. Returns when every job has
+// ended or `stop()` returns true (checked between completions; running children are killed).
+void run_pool(size_t count, const PoolOptions& opts, const std::function<std::string(size_t)>& work,
+              const std::function<void(size_t, const JobResult&)>& on_done,
+              const std::function<bool()>& stop = nullptr);
+
+// Brief description, e.g. "killed by signal 11 (Segmentation fault)".
+std::string describe_crash(const JobResult& r);
+
+}  // namespace bnsim

@@ -1,0 +1,306 @@
+// bnsim sweep and merge: grids expand with the kernel's own choice per context, results stream
+// to CSV/JSONL, an interrupted sweep resumes to the same result set, shards merge to an
+// unsharded run, failing points are recorded, and the HTML report's SVGs are well-formed XML.
+#include <expat.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "sim/calibration/subprocess.h"
+#include "sim/sweep/sweep_spec.h"
+#include "sim/sweep/worker_pool.h"
+
+using namespace bnsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+std::vector<std::string> lines(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string l; std::getline(ss, l);) out.push_back(l);
+    return out;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {  // rows without quoted commas
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    if (!line.empty() && line.back() == ',') f.push_back("");
+    return f;
+}
+
+// A fresh folder with a small base config (spatial 1024: fast points) and a sweep file.
+struct SweepDir {
+    fs::path dir;
+    explicit SweepDir(const std::string& grid) {
+        dir = fs::temp_directory_path() / ("bnsim_sweep_" + std::to_string(getpid()) + "_" +
+                                           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+        fs::create_directories(dir);
+        std::ofstream(dir / "base.yaml") << "hardware: trn2\nkernel: batch_norm_bwd\nshape: {B: 4, C: 64, D: 1, H: 32, W: 32}\n"
+                                            "dtype: bfloat16\nmemory: auto\n";
+        std::ofstream(dir / "s.yaml") << "base: base.yaml\n" << grid;
+    }
+    ~SweepDir() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    std::string sweep() const { return (dir / "s.yaml").string(); }
+    std::string out(const std::string& name) const { return (dir / name).string(); }
+};
+
+ChildResult run_bnsim(const std::vector<std::string>& args) { return run_child(BNSIM_BINARY, args, 300); }
+
+const char* kGrid =
+    "grid:\n"
+    "  memory.f_tile: [512, 1024, 2048]\n"
+    "  memory.interleave: {from: 1, to: 2}\n"
+    "  memory.direct_x_residency: [true]\n";
+
+}  // namespace
+
+TEST_CASE("sweep: a small grid's CSV has one row per point plus auto, with the right parameters") {
+    SweepDir d(kGrid);
+    auto r = run_bnsim({"sweep", d.sweep(), "-j", "2", "--out", d.out("o")});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto rows = lines(slurp(d.out("o") + "/results.csv"));
+    REQUIRE(rows.size() == 1 + 3 * 2 + 1);
+    const auto header = split_csv(rows[0]);
+    REQUIRE(header.size() >= 8);
+    CHECK(header[0] == "id");
+    CHECK(header[1] == "memory");
+    CHECK(header[2] == "memory.f_tile");
+    CHECK(header[3] == "memory.interleave");
+    CHECK(header[4] == "memory.direct_x_residency");
+    CHECK(header[5] == "status");
+    auto col = [&](const std::string& name) {
+        return size_t(std::find(header.begin(), header.end(), name) - header.begin());
+    };
+    for (const char* c : {"latency_ns", "binding", "hbm_bytes_read", "phase_1_ns", "phase_1_bound", "phase_2_bound_ns", "error"})
+        CHECK(col(c) < header.size());
+    std::set<std::string> grid;
+    int autos = 0, infeasible = 0;
+    for (size_t i = 1; i < rows.size(); ++i) {
+        const auto f = split_csv(rows[i]);
+        if (f[1] == "auto") {
+            ++autos;
+            CHECK(f[col("status")] == "ok");
+            CHECK(f[col("f_tile")] == "1024");  // spatial 32*32: the search takes it whole
+            CHECK(f[col("interleave")] == "2");  // 4 batches at replication 2: two work units
+            continue;
+        }
+        grid.insert(f[2] + "/" + f[3] + "/" + f[4]);
+        if (f[2] == "2048") {
+            ++infeasible;
+            CHECK(f[col("status")] == "infeasible");
+            CHECK(rows[i].find("must be in [1, spatial=1024]") != std::string::npos);
+        } else {
+            CHECK(f[col("status")] == "ok");
+            CHECK(std::stod(f[col("latency_ns")]) > 0);
+        }
+    }
+    CHECK(autos == 1);
+    CHECK(infeasible == 2);
+    CHECK(grid == std::set<std::string>{"512/1/true", "512/2/true", "1024/1/true", "1024/2/true", "2048/1/true", "2048/2/true"});
+    CHECK(lines(slurp(d.out("o") + "/results.jsonl")).size() == 7);
+    CHECK(r.out.find("best") != std::string::npos);
+    // Twice the same sweep: the same files.
+    auto r2 = run_bnsim({"sweep", d.sweep(), "-j", "1", "--out", d.out("o2")});
+    REQUIRE(r2.exit_code == 0);
+    for (const char* f : {"results.csv", "results.jsonl", "summary.json", "report.html"})
+        CHECK(slurp(d.out("o") + "/" + f) == slurp(d.out("o2") + "/" + f));
+}
+
+TEST_CASE("sweep: killing a sweep midway and resuming gives the same results as an uninterrupted run") {
+    SweepDir d("grid:\n  memory.f_tile: [128, 256, 512, 1024]\n  memory.interleave: {from: 1, to: 8}\n");
+    const std::string out = d.out("killed");
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        freopen("/dev/null", "w", stdout);
+        execl(BNSIM_BINARY, BNSIM_BINARY, "sweep", d.sweep().c_str(), "-j", "1", "--out", out.c_str(), (char*)nullptr);
+        _exit(127);
+    }
+    // Wait for some rows, then kill it the hard way.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    size_t rows = 0;
+    while (std::chrono::steady_clock::now() < deadline) {
+        rows = lines(slurp(out + "/results.jsonl")).size();
+        if (rows >= 3) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const size_t saved = lines(slurp(out + "/results.jsonl")).size();
+    INFO("rows saved before the kill: " << saved);
+    REQUIRE(saved >= 3);
+    REQUIRE(saved < 33);  // killed midway (4 x 8 grid + auto)
+    // Without --resume the folder is refused; with it, the rest runs.
+    CHECK(run_bnsim({"sweep", d.sweep(), "--out", out}).exit_code == 2);
+    auto r = run_bnsim({"sweep", d.sweep(), "-j", "2", "--out", out, "--resume"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find(std::to_string(saved) + " already done") != std::string::npos);
+    REQUIRE(run_bnsim({"sweep", d.sweep(), "-j", "2", "--out", d.out("whole")}).exit_code == 0);
+    for (const char* f : {"results.csv", "results.jsonl", "summary.json"})
+        CHECK(slurp(out + "/" + f) == slurp(d.out("whole") + "/" + f));
+    CHECK(lines(slurp(out + "/results.jsonl")).size() == 33);
+}
+
+TEST_CASE("sweep: two shards merged equal one unsharded run") {
+    SweepDir d(std::string(kGrid) + "points:\n  - {shape.C: 128}\n");
+    REQUIRE(run_bnsim({"sweep", d.sweep(), "-j", "2", "--out", d.out("all")}).exit_code == 0);
+    REQUIRE(run_bnsim({"sweep", d.sweep(), "--shard", "0/2", "--out", d.out("s0")}).exit_code == 0);
+    REQUIRE(run_bnsim({"sweep", d.sweep(), "--shard", "1/2", "--out", d.out("s1")}).exit_code == 0);
+    const size_t n0 = lines(slurp(d.out("s0") + "/results.jsonl")).size();
+    const size_t n1 = lines(slurp(d.out("s1") + "/results.jsonl")).size();
+    CHECK(n0 + n1 == 14);  // two contexts, each 6 grid points + auto
+    CHECK(n0 == 7);
+    auto m = run_bnsim({"merge", d.out("s0"), d.out("s1"), "--out", d.out("merged")});
+    INFO(m.out << m.err);
+    REQUIRE(m.exit_code == 0);
+    for (const char* f : {"results.csv", "results.jsonl", "summary.json", "report.html", "sweep.json"})
+        CHECK(slurp(d.out("all") + "/" + f) == slurp(d.out("merged") + "/" + f));
+    // A folder of another sweep does not merge.
+    SweepDir other("grid:\n  memory.interleave: [1]\n");
+    REQUIRE(run_bnsim({"sweep", other.sweep(), "--out", other.out("o")}).exit_code == 0);
+    CHECK(run_bnsim({"merge", d.out("s0"), other.out("o"), "--out", d.out("bad")}).exit_code == 2);
+}
+
+TEST_CASE("sweep: an infeasible point is recorded and does not stop the sweep") {
+    // usable SBUF 20000 leaves 18976 bytes: f_tile 1024 with 8 slots needs far more, f_tile 64 fits.
+    SweepDir small("grid:\n  memory.f_tile: [1024, 64]\n  memory.interleave: [8]\n  hardware.sbuf.usable_bytes_per_partition: [20000]\n");
+    auto r = run_bnsim({"sweep", small.sweep(), "--out", small.out("o"), "-j", "1"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string jl = slurp(small.out("o") + "/results.jsonl");
+    CHECK(lines(jl).size() == 3);
+    CHECK(jl.find("\"status\":\"infeasible\"") != std::string::npos);
+    CHECK(jl.find("only 18976 are available") != std::string::npos);
+    CHECK(jl.find("\"status\":\"ok\"") != std::string::npos);
+}
+
+TEST_CASE("sweep workers: a crash, a timeout and a success are each reported and the pool goes on") {
+    std::vector<JobResult> got(3);
+    PoolOptions po;
+    po.jobs = 2;
+    po.timeout_s = 0.5;
+    run_pool(
+        3, po,
+        [](size_t i) -> std::string {
+            if (i == 0) abort();
+            if (i == 1) std::this_thread::sleep_for(std::chrono::seconds(30));
+            return "payload " + std::to_string(i);
+        },
+        [&](size_t i, const JobResult& r) { got[i] = r; });
+    CHECK(got[0].kind == JobResult::Kind::crashed);
+    CHECK(got[0].signal == SIGABRT);
+    CHECK(describe_crash(got[0]).find("signal 6") != std::string::npos);
+    CHECK(got[1].kind == JobResult::Kind::timed_out);
+    CHECK(got[2].kind == JobResult::Kind::done);
+    CHECK(got[2].payload == "payload 2");
+}
+
+TEST_CASE("sweep files: ranges, lists, explicit points and an auto point per context") {
+    SweepDir d(
+        "grid:\n"
+        "  shape.C: [64, 128]\n"
+        "  memory.f_tile: {from: 256, to: 1024, times: 2}\n"
+        "  memory.interleave: {from: 1, to: 3}\n"
+        "points:\n"
+        "  - {dtype: float32}\n"
+        "  - {shape.C: 64, memory.interleave: 2}\n");
+    const SweepSpec spec = load_sweep_spec(d.sweep());
+    REQUIRE(spec.grid.size() == 3);
+    CHECK(spec.grid[1].second == std::vector<std::string>{"256", "512", "1024"});
+    CHECK(spec.grid[2].second == std::vector<std::string>{"1", "2", "3"});
+    const SweepPlan plan = expand_sweep(spec, sweep_kernel("batch_norm_bwd"));
+    CHECK(plan.columns == std::vector<std::string>{"shape.C", "dtype", "memory", "memory.f_tile", "memory.interleave"});
+    // Contexts C=64 and C=128: auto + 9 each; dtype float32: auto + 9; {C 64, interleave 2}: its
+    // context (C=64) already has an auto point, plus the point itself.
+    CHECK(plan.points.size() == 10 + 10 + 10 + 1);
+    int autos = 0;
+    for (const auto& p : plan.points) autos += p.is_auto;
+    CHECK(autos == 3);
+    CHECK(plan.points[0].params == PointParams{{"shape.C", "64"}, {"memory", "auto"}});
+    CHECK(plan.points.back().params == PointParams{{"shape.C", "64"}, {"memory.interleave", "2"}});
+    // Ids come from the parameters, not their order.
+    CHECK(point_id({{"a", "1"}, {"b", "2"}}) == point_id({{"b", "2"}, {"a", "1"}}));
+    CHECK(point_id({{"a", "1"}}) != point_id({{"a", "2"}}));
+}
+
+TEST_CASE("sweep: bad sweep files and usage are errors with exit status 2") {
+    SweepDir typo("grid:\n  memory.interleav: [1, 2]\n");
+    auto r = run_bnsim({"sweep", typo.sweep(), "--out", typo.out("o")});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("memory.interleav") != std::string::npos);
+    SweepDir range("grid:\n  memory.interleave: {from: 1, to: 9}\n");
+    r = run_bnsim({"sweep", range.sweep(), "--out", range.out("o")});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("interleave") != std::string::npos);
+    SweepDir bad_range("grid:\n  memory.f_tile: {from: 8, to: 1, step: 1}\n");
+    r = run_bnsim({"sweep", bad_range.sweep()});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("s.yaml:3:") != std::string::npos);
+    SweepDir ok("grid:\n  memory.interleave: [1]\n");
+    CHECK(run_bnsim({"sweep", ok.sweep(), "--shard", "2/2", "--out", ok.out("o")}).exit_code == 2);
+    CHECK(run_bnsim({"sweep", ok.sweep(), "--shard", "x", "--out", ok.out("o")}).exit_code == 2);
+    CHECK(run_bnsim({"sweep", ok.out("missing.yaml")}).exit_code == 2);
+    CHECK(run_bnsim({"merge", ok.out("nothing"), "--out", ok.out("m")}).exit_code == 2);
+}
+
+namespace {
+
+int svg_errors(const std::string& svg, std::string& why) {
+    XML_Parser p = XML_ParserCreate("UTF-8");
+    const bool ok = XML_Parse(p, svg.data(), int(svg.size()), 1) == XML_STATUS_OK;
+    if (!ok)
+        why = std::string(XML_ErrorString(XML_GetErrorCode(p))) + " at line " + std::to_string(XML_GetCurrentLineNumber(p));
+    XML_ParserFree(p);
+    return ok ? 0 : 1;
+}
+
+}  // namespace
+
+TEST_CASE("sweep: the HTML report's SVG charts parse as XML") {
+    SweepDir d(
+        "grid:\n"
+        "  memory.f_tile: [256, 512, 1024, 2048]\n"
+        "  memory.interleave: [1, 4]\n"
+        "  memory.direct_x_residency: [true, false]\n");
+    REQUIRE(run_bnsim({"sweep", d.sweep(), "-j", "2", "--out", d.out("o")}).exit_code == 0);
+    const std::string html = slurp(d.out("o") + "/report.html");
+    CHECK(html.find("<script") == std::string::npos);
+    CHECK(html.find("http") == html.find("http://www.w3.org/2000/svg"));  // nothing fetched
+    size_t n = 0, pos = 0;
+    while ((pos = html.find("<svg", pos)) != std::string::npos) {
+        const size_t end = html.find("</svg>", pos);
+        REQUIRE(end != std::string::npos);
+        const std::string svg = html.substr(pos, end + 6 - pos);
+        std::string why;
+        INFO("svg " << n << ": " << why);
+        CHECK(svg_errors(svg, why) == 0);
+        if (!why.empty()) FAIL(why);
+        ++n;
+        pos = end;
+    }
+    CHECK(n == 5);  // heatmap and line chart for residency on and off, and the phase breakdown
+    CHECK(html.find("the kernel's own choice (auto)") != std::string::npos);
+}
