@@ -63,7 +63,7 @@ TEST_CASE("set of one memory key on memory auto fixes that key only") {
     CHECK(p.memory->interleave == 4);
     CHECK(!p.memory->f_tile);
     CHECK(c.generate().info["memory_config"]["f_tile"] == 4096);
-    CHECK(c.generate().info["memory_config"]["source"] == "given interleave; searched f_tile, direct_x_residency");
+    CHECK(c.generate().info["memory_config"]["source"] == "given interleave; searched f_tile");
 }
 
 TEST_CASE("an unknown key names the file, line and key") {

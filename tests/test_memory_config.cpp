@@ -191,7 +191,7 @@ TEST_CASE("partial memory constraints resolve as hand-worked for a table of shap
         // p1(2) = 16864 + 2*24576 = 66016; p2(2) = 8528 + 2*24576 = 57680.
         auto k = with_memory(seed, {std::nullopt, 2, std::nullopt});
         check(k, {4096, 2, 1, 2, 66016, 57680});
-        CHECK(k.info["memory_config"]["source"] == "given interleave; searched f_tile, direct_x_residency");
+        CHECK(k.info["memory_config"]["source"] == "given interleave; searched f_tile");
     }
     SECTION("seed, interleave 8 given: 4096 needs 213472 > 211968, so f_tile 2048") {
         // f 2048: fixed1 = 336 + 256 + 8192 + 16 = 8800, per slot 2*4096 + 4096 = 12288;
@@ -201,12 +201,13 @@ TEST_CASE("partial memory constraints resolve as hand-worked for a table of shap
     SECTION("seed, f_tile 2048 given: the deepest interleave that fits, 8") {
         auto k = with_memory(seed, {2048, std::nullopt, std::nullopt});
         check(k, {2048, 8, 2, 2, 107104, 102736});
-        CHECK(k.info["memory_config"]["source"] == "given f_tile; searched interleave, direct_x_residency");
+        CHECK(k.info["memory_config"]["source"] == "given f_tile; searched interleave");
     }
     SECTION("seed, residency off given: the search's f_tile 4096 and interleave 7") {
         auto k = with_memory(seed, {std::nullopt, std::nullopt, false});
         check(k, {4096, 7, 1, 2, 188896, 180560});
         CHECK(k.info["memory_config"]["direct_x_residency"] == false);
+        CHECK(k.info["memory_config"]["source"] == "given direct_x_residency; searched f_tile, interleave");
     }
     SECTION("fp32 seed, interleave 6 given: 4096 needs 16864 + 6*40960 = 262624, so 2048") {
         // f 2048: slot1 = 2*A(8192) = 16384, + dxslot 4096 = 20480; p1(6) = 8800 + 122880 = 131680;

@@ -551,17 +551,17 @@ private:
     }
 
     // ---- description for reports -------------------------------------------------------
-    // "search" (the kernel's own choice), "explicit" (all given), or which were given and which
-    // searched: "given interleave; searched f_tile, direct_x_residency".
+    // "search" (the kernel's own choice), "explicit" (f_tile and interleave given), or which were
+    // given and which searched: "given interleave; searched f_tile".
     static std::string memory_source_text(const MemoryPlan& plan) {
         if (plan.all_searched()) return "search";
         if (plan.all_given()) return "explicit";
         std::string given, searched;
-        for (auto [name, g] : {std::pair{"f_tile", plan.f_tile_given}, {"interleave", plan.interleave_given},
-                               {"direct_x_residency", plan.residency_given}}) {
+        for (auto [name, g] : {std::pair{"f_tile", plan.f_tile_given}, {"interleave", plan.interleave_given}}) {
             std::string& list = g ? given : searched;
             list += (list.empty() ? "" : ", ") + std::string(name);
         }
+        if (plan.residency_given) given += (given.empty() ? "" : ", ") + std::string("direct_x_residency");
         return "given " + given + "; searched " + searched;
     }
 

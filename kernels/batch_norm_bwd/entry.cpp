@@ -70,7 +70,7 @@ const KernelEntry& kernel_entry() {
             {"interleave", "tile slots in flight per phase (the kernel's interleave)"},
             {"direct_x_residency", "whether direct_x stays in SBUF between the phases (else it is spilled to HBM)"},
             {"replication", "batches processed side by side in one channel tile's partitions"},
-            {"memory_source", "search (the kernel's own choice), given (memory: in the run config fixes all three) or partial (the search filled in the rest)"},
+            {"memory_source", "search (the kernel's own choice), given (memory: in the run config fixes f_tile and interleave) or partial (the search filled in the rest)"},
             {"n_sp_tiles", "spatial tiles per (batch, channel tile)"},
             {"sharding", "how the logical core's physical cores split the work: none, channel, batch or redundant"},
         };

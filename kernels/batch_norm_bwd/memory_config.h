@@ -43,10 +43,11 @@ struct MemoryPlan {
     int interleave = 1;
     bool residency = true;
     uint64_t budget = 0;
-    // Which values the run config gave; the others were chosen by the kernel's search.
+    // Which values the run config gave; the search chose f_tile and interleave otherwise, and
+    // residency is on unless given (the kernel does not search it).
     bool f_tile_given = false, interleave_given = false, residency_given = false;
     bool all_searched() const { return !f_tile_given && !interleave_given && !residency_given; }
-    bool all_given() const { return f_tile_given && interleave_given && residency_given; }
+    bool all_given() const { return f_tile_given && interleave_given; }
     uint64_t phase1_bytes() const { return fp.phase1(interleave); }
     uint64_t phase2_bytes() const { return fp.phase2(interleave); }
 };

@@ -170,7 +170,7 @@ struct Charts {
                 std::string title = esc(short_name(ints[0]->key) + "=" + xs[xi] + " " + short_name(ints[1]->key) + "=" + ys[yi] + ": ");
                 if (ok) {
                     const double l = r["run"]["latency_ns"].get<double>();
-                    const double t = hi > lo ? (l - lo) / (hi - lo) : 0;
+                    const double t = hi > lo ? std::log(l / lo) / std::log(hi / lo) : 0;  // log: the spread is wide
                     o << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw - 1 << "\" height=\"" << ch - 1
                       << "\" fill=\"" << heat_color(t) << "\"><title>" << title << us(l) << " us, "
                       << esc(r["run"]["bounds"]["binding"]["unit"].get<std::string>()) << "-bound</title></rect>\n";
@@ -212,18 +212,19 @@ struct Charts {
         const auto xs = sorted_numeric(xset), ys = sorted_numeric(yset);
         const int left = 70, top = 30, pw = std::max(240, 60 * int(xs.size())), ph = 220, legend = 110;
         const int w = left + pw + legend, h = top + ph + 45;
-        const double ymax = hi * 1.05, ymin = 0;
+        // Log latency axis: small tiles can be ten times slower than the best.
+        const double ymax = hi * 1.1, ymin = lo / 1.1;
         auto X = [&](size_t i) { return left + (xs.size() > 1 ? double(pw) * double(i) / double(xs.size() - 1) : pw / 2.0); };
-        auto Y = [&](double ns) { return top + ph - (ns - ymin) / (ymax - ymin) * ph; };
+        auto Y = [&](double ns) { return top + ph - std::log(ns / ymin) / std::log(ymax / ymin) * ph; };
         o << "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
           << "\" viewBox=\"0 0 " << w << " " << h << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-        o << "<text x=\"" << left << "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">latency (us) vs "
-          << esc(short_name(ints[0]->key)) << ", one line per " << esc(short_name(ints[1]->key))
+        o << "<text x=\"" << left << "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">latency (us, log) vs "
+          << esc(short_name(ints[0]->key)) << " per " << esc(short_name(ints[1]->key))
           << (combo.empty() ? "" : ", " + esc(combo_label(combo))) << "</text>\n";
         o << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
           << "\" fill=\"none\" stroke=\"#999\"/>\n";
         for (int t = 0; t <= 4; ++t) {
-            const double v = ymin + (ymax - ymin) * t / 4;
+            const double v = ymin * std::pow(ymax / ymin, t / 4.0);
             o << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << num(Y(v)) << "\" y2=\"" << num(Y(v))
               << "\" stroke=\"#eee\"/><text x=\"" << left - 6 << "\" y=\"" << num(Y(v) + 4) << "\" text-anchor=\"end\">"
               << us(v) << "</text>\n";
@@ -260,15 +261,17 @@ struct Charts {
         std::stable_sort(ok.begin(), ok.end(), [](const json* a, const json* b) {
             return (*a)["run"]["latency_ns"].get<double>() < (*b)["run"]["latency_ns"].get<double>();
         });
-        const int left = 190, top = 40, rh = 13, pw = 560;
-        const int h = top + rh * int(ok.size()) + 40, w = left + pw + 30;
-        const double xmax = hi * 1.02;
-        auto X = [&](double ns) { return left + ns / xmax * pw; };
+        const int left = 190, top = 40, rh = 13, pw = 560;  // pw + 70: room for the latency labels
+        const int h = top + rh * int(ok.size()) + 40, w = left + pw + 100;
+        // Up to 3x the best latency, so the good configs are readable; longer bars are cut
+        // and carry their latency.
+        const double xmax = std::min(hi, 3 * lo) * 1.02;
+        auto X = [&](double ns) { return left + std::min(ns, xmax) / xmax * pw; };
         std::set<std::string> units;
         o << "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
           << "\" viewBox=\"0 0 " << w << " " << h << "\" font-family=\"sans-serif\" font-size=\"10\">\n";
-        o << "<text x=\"" << left << "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">per-phase bound breakdown "
-          << "(each phase's own window, coloured by the unit that binds it; dark part: that unit's bound)</text>\n";
+        o << "<text x=\"" << left << "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">per-phase bound breakdown: "
+          << "each phase's window coloured by its binding unit, dark = that unit's bound</text>\n";
         std::string cols;
         for (const auto& a : k.decision_axes) cols += (cols.empty() ? "" : " / ") + short_name(a.key);
         o << "<text x=\"" << left - 6 << "\" y=\"" << top - 6 << "\" text-anchor=\"end\" fill=\"#555\">" << esc(cols) << "</text>\n";
@@ -282,7 +285,9 @@ struct Charts {
                     label += (label.empty() ? "" : " / ") + (a.kind == "boolean" ? (v.at(a.key) == "true" ? "on" : "off") : v.at(a.key));
             if (r["auto"].get<bool>()) label = "auto: " + label;
             o << "<text x=\"" << left - 6 << "\" y=\"" << y + rh - 3 << "\" text-anchor=\"end\">" << esc(label) << "</text>\n";
-            double launch = r["run"].value("launch_ns", 0.0);
+            const double launch = r["run"].value("launch_ns", 0.0), total = r["run"]["latency_ns"].get<double>();
+            o << "<text x=\"" << num(X(total) + 4) << "\" y=\"" << y + rh - 3 << "\" fill=\"#555\">"
+              << (total > xmax ? "&#9656; " : "") << us(total) << "</text>\n";
             for (const auto& p : r["run"]["phases"]) {
                 const std::string unit = p["binding"]["unit"].get<std::string>();
                 units.insert(unit);
