@@ -152,10 +152,10 @@ Records read_records(const std::string& dir) {
 void write_results(const std::string& dir, const json& meta, const Records& records) {
     fs::create_directories(dir);
     const fs::path d(dir);
-    write_file_atomically((d / "sweep.json").string(), [&](std::ostream& o) { o << meta.dump(2) << "\n"; });
-    write_file_atomically((d / "results.jsonl").string(), [&](std::ostream& o) { o << jsonl_text(records); });
+    OutputDir("--out", dir).write("sweep.json", [&](std::ostream& o) { o << meta.dump(2) << "\n"; });
+    OutputDir("--out", dir).write("results.jsonl", [&](std::ostream& o) { o << jsonl_text(records); });
     const CsvLayout l = layout_of(meta, records);
-    write_file_atomically((d / "results.csv").string(), [&](std::ostream& o) { o << csv_text(l, records); });
+    OutputDir("--out", dir).write("results.csv", [&](std::ostream& o) { o << csv_text(l, records); });
 }
 
 ResultsDir::ResultsDir(std::string dir, json meta, bool resume) : dir_(std::move(dir)), meta_(std::move(meta)) {
@@ -183,9 +183,9 @@ ResultsDir::ResultsDir(std::string dir, json meta, bool resume) : dir_(std::move
             throw ConfigError(dir_ + ": already holds sweep results; pass --resume to continue them or choose another --out");
     }
     // Keep only records of this sweep's points (a resumed folder holds nothing else).
-    write_file_atomically((fs::path(dir_) / "sweep.json").string(), [&](std::ostream& o) { o << meta_.dump(2) << "\n"; });
+    OutputDir("--out", dir_).write("sweep.json", [&](std::ostream& o) { o << meta_.dump(2) << "\n"; });
     // Rewrite both files from the records, dropping a torn line, then stream onto them.
-    write_file_atomically((fs::path(dir_) / "results.jsonl").string(), [&](std::ostream& o) { o << jsonl_text(records_); });
+    OutputDir("--out", dir_).write("results.jsonl", [&](std::ostream& o) { o << jsonl_text(records_); });
     layout_ = layout_of(meta_, records_);
     header_written_ = !layout_.phases.empty();
     rewrite_csv();
@@ -209,7 +209,7 @@ void ResultsDir::open_streams() {
 // The CSV's header waits for the first successful point (its phases name columns); until then
 // the file holds the header without phase columns and the rows so far.
 void ResultsDir::rewrite_csv() {
-    write_file_atomically((fs::path(dir_) / "results.csv").string(), [&](std::ostream& o) { o << csv_text(layout_, records_); });
+    OutputDir("--out", dir_).write("results.csv", [&](std::ostream& o) { o << csv_text(layout_, records_); });
 }
 
 void ResultsDir::append(const json& record) {

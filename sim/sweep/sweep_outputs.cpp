@@ -11,9 +11,8 @@ namespace bnsim {
 nlohmann::ordered_json write_sweep_answers(const std::string& dir, const nlohmann::ordered_json& meta, const Records& records) {
     const auto summary = sweep_summary(meta, records);
     const std::filesystem::path d(dir);
-    write_file_atomically((d / "summary.json").string(), [&](std::ostream& o) { o << summary.dump(2) << "\n"; });
-    write_file_atomically((d / "report.html").string(),
-                          [&](std::ostream& o) { write_sweep_report_html(o, meta, records, summary); });
+    OutputDir("--out", dir).write("summary.json", [&](std::ostream& o) { o << summary.dump(2) << "\n"; });
+    OutputDir("--out", dir).write("report.html", [&](std::ostream& o) { write_sweep_report_html(o, meta, records, summary); });
     return summary;
 }
 
