@@ -8,15 +8,58 @@
 
 namespace bnsim {
 
-const CostEntry* CostModel::find(Engine e, Opcode op, DType cost_dtype) const {
-    const std::string dt = dtype_name(cost_dtype);
-    for (const auto& row : hw_.costs)
-        if (row.engine == e && row.opcode == op && (row.dtype == "any" || row.dtype == dt)) return &row;
-    return nullptr;
+int broadcast_operands(const Instruction& ins) {
+    return int(bool(ins.scalar[0].column)) + int(bool(ins.scalar[1].column));
+}
+
+static std::vector<AluOp> alu_ops(const Instruction& ins) {
+    std::vector<AluOp> ops;
+    for (AluOp op : ins.alu)
+        if (op != AluOp::bypass) ops.push_back(op);
+    return ops;
+}
+
+bool cost_row_matches(const CostEntry& r, const Instruction& ins) {
+    if (r.engine != ins.engine || r.opcode != ins.opcode) return false;
+    if (r.dtype != "any" && r.dtype != dtype_name(ins.cost_dtype())) return false;
+    if (r.alu && *r.alu != alu_ops(ins)) return false;
+    if (r.in) {
+        if (ins.srcs.empty()) return false;
+        if (r.in->size() != 1 && r.in->size() != ins.srcs.size()) return false;
+        for (size_t i = 0; i < ins.srcs.size(); ++i)
+            if (ins.srcs[i].dtype != (*r.in)[r.in->size() == 1 ? 0 : i]) return false;
+    }
+    if (r.out && (ins.dsts.empty() || ins.dsts[0].dtype != *r.out)) return false;
+    if (r.src_mem) {
+        if (ins.srcs.empty()) return false;
+        for (const auto& s : ins.srcs)
+            if (s.region.space != *r.src_mem) return false;
+    }
+    if (r.dst_mem && (ins.dsts.empty() || ins.dsts[0].region.space != *r.dst_mem)) return false;
+    if (r.broadcasts && *r.broadcasts != broadcast_operands(ins)) return false;
+    if (r.accumulate && *r.accumulate != (ins.accumulate != Accumulate::none)) return false;
+    if (r.readout && *r.readout != ins.acc_readout) return false;
+    return true;
+}
+
+int cost_row_specificity(const CostEntry& r) {
+    return int(r.dtype != "any") + int(bool(r.alu)) + int(bool(r.in)) + int(bool(r.out)) + int(bool(r.src_mem)) +
+           int(bool(r.dst_mem)) + int(bool(r.broadcasts)) + int(bool(r.accumulate)) + int(bool(r.readout));
+}
+
+const CostEntry* CostModel::find(const Instruction& ins) const {
+    const CostEntry* best = nullptr;
+    int best_spec = -1;
+    for (const auto& row : hw_.costs) {
+        if (!cost_row_matches(row, ins)) continue;
+        const int spec = cost_row_specificity(row);
+        if (spec > best_spec) best = &row, best_spec = spec;
+    }
+    return best;
 }
 
 const CostEntry& CostModel::entry(const Instruction& ins) const {
-    const CostEntry* row = find(ins.engine, ins.opcode, ins.cost_dtype());
+    const CostEntry* row = find(ins);
     if (!row)
         throw std::runtime_error(std::string("hardware config '") + hw_.name + "' has no cost row for engine " +
                                  engine_name(ins.engine) + ", opcode " + opcode_name(ins.opcode) + ", dtype " +

@@ -4,8 +4,10 @@
 // figure comes from HwConfig.
 //
 //   engine instruction: cycles = fixed + max(min, per_elem * N) at the engine clock, N = free
-//                       elements per partition, first table row matching (engine, opcode,
-//                       Instruction::cost_dtype()) — plus ACT's reduce-register costs.
+//                       elements per partition, from the most specific cost row matching the
+//                       instruction's cost key (engine, opcode, ALU ops, per-operand dtypes,
+//                       source/destination memory, broadcast operands, accumulate/readout)
+//                       — plus ACT's reduce-register costs.
 //   DMA:                the trigger here; the DMA's own timing (descriptors, queues, latencies) is
 //                       the DMA lifecycle's, models/dma_lifecycle.h.
 #include <algorithm>
@@ -22,9 +24,12 @@ public:
 
     const HwConfig& hw() const { return hw_; }
 
-    // The first cost row matching the instruction; throws std::runtime_error if none does.
+    // The cost row that prices an instruction: of the rows matching it, the one naming the most
+    // key dimensions, the first of equals. entry() throws std::runtime_error if none matches.
     const CostEntry& entry(const Instruction& ins) const;
-    const CostEntry* find(Engine e, Opcode op, DType cost_dtype) const;
+    const CostEntry* find(const Instruction& ins) const;
+    // Index of entry(ins) in hw().costs.
+    size_t row_index(const Instruction& ins) const { return size_t(&entry(ins) - hw_.costs.data()); }
 
     // Table cycles of an engine instruction (without ACT reduce-register extras).
     double table_cycles(const Instruction& ins) const;
@@ -45,5 +50,14 @@ public:
 private:
     const HwConfig& hw_;
 };
+
+// Whether a cost row's key matches an instruction, and how many key dimensions beyond engine
+// and opcode the row names.
+bool cost_row_matches(const CostEntry& row, const Instruction& ins);
+int cost_row_specificity(const CostEntry& row);
+
+// An instruction's broadcast operands: the per-partition scalar columns it reads.
+int broadcast_operands(const Instruction& ins);
+
 
 }  // namespace bnsim

@@ -5,6 +5,7 @@
 // declared once, with its dotted name, unit, kind and allowed range, in models/hw_params.h.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,18 +57,32 @@ struct EngineParams {
 };
 
 // One row of the instruction cost table:
-//   cycles = fixed_cycles + max(min_cycles, cycles_per_elem * N) (+ extra, see below)
-// N is the free size (elements per partition). Matched by engine, opcode and dtype
-// ("any" matches both); the first matching row wins, so specific rows go first.
+//   cycles = fixed_cycles + max(min_cycles, cycles_per_elem * N) (+ ACT reduce-register extras)
+// N is the free size (elements per partition). A row names its engine and opcode and may narrow
+// its match by any subset of the other key dimensions below (unset = any); of the rows that
+// match an instruction, the one naming the most dimensions wins, the first of equals
+// (CostModel::entry).
 struct CostEntry {
+    std::string id;  // optional unique name, e.g. "dve.stt.bf16.subtract_subtract"
     Engine engine = Engine::Dve;
     Opcode opcode = Opcode::TensorCopy;
-    std::string dtype = "any";  // bfloat16 | float32 | any
+    std::string dtype = "any";                // bfloat16: every tensor operand bf16; float32: not; any
+    std::optional<std::vector<AluOp>> alu;    // the ALU ops other than bypass, in order
+    std::optional<std::vector<DType>> in;     // each tensor input's dtype (one entry: every input)
+    std::optional<DType> out;                 // the first output's dtype
+    std::optional<Space> src_mem;             // where every tensor input lives (sbuf | psum)
+    std::optional<Space> dst_mem;             // where the first output lives
+    std::optional<int> broadcasts;            // per-partition scalar columns the instruction reads
+    std::optional<bool> accumulate;           // ACT: accumulates into the reduce registers
+    std::optional<bool> readout;              // ACT: also writes the reduce registers out
     std::string perf_mode = "1x";
     double fixed_cycles = 0;
     double cycles_per_elem = 1;
     double min_cycles = 0;
-    std::string source;
+    std::string source;                       // public source; may be empty for an estimate
+    bool estimate = false;                    // no public figure: cycles_per_elem is assumed
+    std::optional<UncertaintyRange> uncertainty;  // of cycles_per_elem, for every estimate
+    std::string note;
 };
 
 struct ActParams {

@@ -4,18 +4,21 @@
 // SBUF: rows are partitions, bytes are offsets inside a partition, one buffer per core.
 // HBM:  buffer is a tensor of the trace's tensor table viewed as [rows, row_bytes].
 // AccReg: ACT's per-partition reduce registers (state carried between instructions).
+// Psum: the PE array's accumulation buffer, rows are partitions (engines read and write it at
+//       other rates than SBUF; no kernel here uses it yet).
 // Dependencies are derived from overlaps of these rectangles, so kernels never write edges.
 #include <cstdint>
 
 namespace bnsim {
 
-enum class Space : uint8_t { Sbuf, Hbm, AccReg };
+enum class Space : uint8_t { Sbuf, Hbm, AccReg, Psum };
 
 inline const char* space_name(Space s) {
     switch (s) {
     case Space::Sbuf: return "sbuf";
     case Space::Hbm: return "hbm";
     case Space::AccReg: return "accreg";
+    case Space::Psum: return "psum";
     }
     return "?";
 }

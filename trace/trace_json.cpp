@@ -90,7 +90,7 @@ json instruction_json(const Trace& trace, const Instruction& ins) {
     return j;
 }
 
-void write_trace_jsonl(const Trace& trace, std::ostream& out) {
+void write_trace_jsonl(const Trace& trace, std::ostream& out, const InstructionAnnotator& annotate) {
     json head;
     head["kernel"] = trace.kernel;
     head["cores"] = trace.num_cores;
@@ -110,7 +110,11 @@ void write_trace_jsonl(const Trace& trace, std::ostream& out) {
     head["tensors"] = tensors;
     head["instructions"] = trace.size();
     out << head.dump() << '\n';
-    for (const auto& ins : trace.instructions()) out << instruction_json(trace, ins).dump() << '\n';
+    for (const auto& ins : trace.instructions()) {
+        json j = instruction_json(trace, ins);
+        if (annotate) annotate(ins, j);
+        out << j.dump() << '\n';
+    }
 }
 
 }  // namespace bnsim

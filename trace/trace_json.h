@@ -1,5 +1,6 @@
 #pragma once
 // JSON forms of trace records: one object per instruction (the --dump format, JSON lines).
+#include <functional>
 #include <iosfwd>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,8 @@ namespace bnsim {
 nlohmann::ordered_json region_json(const Trace& trace, const Region& r);
 nlohmann::ordered_json instruction_json(const Trace& trace, const Instruction& ins);
 // Writes a header line describing the tensors, then one line per instruction.
-void write_trace_jsonl(const Trace& trace, std::ostream& out);
+// `annotate`, if given, adds fields to each instruction's object (e.g. the cost row it matched).
+using InstructionAnnotator = std::function<void(const Instruction&, nlohmann::ordered_json&)>;
+void write_trace_jsonl(const Trace& trace, std::ostream& out, const InstructionAnnotator& annotate = {});
 
 }  // namespace bnsim

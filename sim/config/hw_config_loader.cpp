@@ -113,6 +113,86 @@ private:
     std::map<std::string, ConfigNode> nodes_;
 };
 
+// A cost-key dimension given as one name or a list of them, e.g. alu: [subtract, mult].
+template <class T>
+std::vector<T> names_list(ConfigNode& row, const std::string& key, const std::vector<std::string>& allowed,
+                          T (*from)(const std::string&)) {
+    const YAML::Node n = row.raw(key);
+    std::vector<YAML::Node> items;
+    if (n.IsScalar()) items.push_back(n);
+    else if (n.IsSequence() && n.size() > 0)
+        for (const auto& i : n) items.push_back(i);
+    std::string list;
+    for (size_t i = 0; i < allowed.size(); ++i) list += (i ? " | " : "") + allowed[i];
+    if (items.empty()) row.fail(key, "one of " + list + ", or a list of them");
+    std::vector<T> out;
+    for (const auto& i : items) {
+        if (!i.IsScalar() || std::find(allowed.begin(), allowed.end(), i.Scalar()) == allowed.end())
+            row.fail_at(i, key, "expected one of " + list + ", got '" + (i.IsScalar() ? i.Scalar() : "a list") + "'");
+        out.push_back(from(i.Scalar()));
+    }
+    return out;
+}
+
+AluOp alu_from(const std::string& s) {
+    for (int i = 0; i <= int(AluOp::is_gt); ++i)
+        if (s == alu_name(AluOp(i))) return AluOp(i);
+    return AluOp::bypass;
+}
+DType dtype_from(const std::string& s) { return *dtype_from_name(s); }
+
+// The optional key dimensions of a cost row (see CostEntry).
+void parse_cost_key(ConfigNode& row, CostEntry& e) {
+    std::vector<std::string> alus, dtypes = {"bfloat16", "float32", "uint8"};
+    for (int i = 1; i <= int(AluOp::is_gt); ++i) alus.push_back(alu_name(AluOp(i)));
+    if (row.has("alu")) e.alu = names_list<AluOp>(row, "alu", alus, alu_from);
+    else row.raw("alu");
+    if (row.has("in")) e.in = names_list<DType>(row, "in", dtypes, dtype_from);
+    else row.raw("in");
+    if (row.has("out")) e.out = dtype_from(row.choice("out", dtypes));
+    else row.raw("out");
+    for (const char* key : {"src_mem", "dst_mem"}) {
+        std::optional<Space>& field = std::string(key) == "src_mem" ? e.src_mem : e.dst_mem;
+        if (row.has(key)) field = row.choice(key, {"sbuf", "psum"}) == "sbuf" ? Space::Sbuf : Space::Psum;
+        else row.raw(key);
+    }
+    if (row.has("broadcasts")) e.broadcasts = int(row.integer("broadcasts", 0, 2));
+    else row.raw("broadcasts");
+    if (row.has("accumulate")) e.accumulate = row.boolean("accumulate");
+    else row.raw("accumulate");
+    if (row.has("readout")) e.readout = row.boolean("readout");
+    else row.raw("readout");
+}
+
+// A cost row's provenance: a source, or estimate: true with the range of its cycles_per_elem.
+void parse_cost_provenance(ConfigNode& row, CostEntry& e) {
+    e.source = row.text("source", "");
+    e.estimate = row.boolean("estimate", false);
+    e.note = row.text("note", "");
+    if (e.source.empty() && !e.estimate)
+        row.fail_at(row.node(), "source", "missing: a cost row needs a source or 'estimate: true'");
+    if (!e.estimate) {
+        if (row.has("uncertainty"))
+            row.fail_at(row.node()["uncertainty"], "uncertainty", "only an estimate carries an uncertainty range");
+        row.raw("uncertainty");
+        return;
+    }
+    if (!row.has("uncertainty"))
+        row.fail_at(row.node(), "uncertainty",
+                    "missing: an estimated cost row needs the range of its cycles_per_elem, "
+                    "uncertainty: {low: {value, why}, high: {value, why}}");
+    static const HwParam per_elem("cycles_per_elem", "cycles", ParamKind::real, 0, 1e4, nullptr, nullptr);
+    ConfigNode u = row.child("uncertainty");
+    UncertaintyRange r;
+    r.lo = read_range_end(u, "low", per_elem, r.lo_reason);
+    r.hi = read_range_end(u, "high", per_elem, r.hi_reason);
+    u.finish();
+    if (r.lo > r.hi) u.fail_at(u.node(), "low", "the low end exceeds the high end");
+    if (e.cycles_per_elem < r.lo || e.cycles_per_elem > r.hi)
+        row.fail_at(row.node()["cycles_per_elem"], "cycles_per_elem", "outside its own uncertainty range");
+    e.uncertainty = r;
+}
+
 std::vector<CostEntry> parse_costs(ConfigNode& hw) {
     YAML::Node list = hw.raw("costs");
     if (!list.IsSequence() || list.size() == 0) hw.fail("costs", "a non-empty list of cost rows");
@@ -124,15 +204,18 @@ std::vector<CostEntry> parse_costs(ConfigNode& hw) {
         // Rows inherit the tree's source so errors point at the row's line.
         ConfigNode row(list[i], hw.key_path("costs[" + std::to_string(i) + "]"), hw.source());
         CostEntry e;
+        e.id = row.text("id", "");
+        for (const auto& other : costs)
+            if (!e.id.empty() && other.id == e.id) row.fail_at(row.node()["id"], "id", "duplicate cost row id '" + e.id + "'");
         e.engine = *engine_from_name(row.choice("engine", engines));
         e.opcode = *opcode_from_name(row.choice("opcode", opcodes));
-        e.dtype = row.choice("dtype", {"bfloat16", "float32", "any"});
+        e.dtype = row.choice("dtype", {"bfloat16", "float32", "any"}, "any");
+        parse_cost_key(row, e);
         e.perf_mode = row.text("perf_mode", "1x");
         e.fixed_cycles = row.real("fixed_cycles", 0, 1e7);
         e.cycles_per_elem = row.real("cycles_per_elem", 0, 1e4);
         e.min_cycles = row.real("min_cycles", 0, 1e7);
-        e.source = row.text("source");
-        if (e.source.empty()) row.fail("source", "a non-empty source");
+        parse_cost_provenance(row, e);
         row.finish();
         costs.push_back(e);
     }
