@@ -1,4 +1,6 @@
 // bnsim: a cycle-approximate simulator of a Trainium2 NeuronCore running NKI kernels.
+// Exit status: 0 success, 1 a failed check (validate, calibrate) or an internal error,
+// 2 bad input or command-line usage.
 #include <cstdlib>
 #include <iostream>
 
@@ -8,11 +10,14 @@
 #include "sim/commands/command.h"
 #include "configfile/config_error.h"
 #include "sim/commands/output_file.h"
+#include "sim/commands/unknown_command.h"
+#include "sim/report/provenance.h"
 
 int main(int argc, char** argv) {
     // SystemC prints a banner on stdout unless told not to; keep machine-readable output clean.
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     CLI::App app{"bnsim: cycle-approximate Trainium2 NeuronCore simulator for NKI kernels"};
+    app.set_version_flag("--version", std::string("bnsim ") + bnsim::bnsim_version());
     app.require_subcommand(1);
     bnsim::add_trace_command(app);
     bnsim::add_run_command(app);
@@ -21,10 +26,17 @@ int main(int argc, char** argv) {
     bnsim::add_params_command(app);
     bnsim::add_sweep_command(app);
     bnsim::add_merge_command(app);
+    if (const auto usage = bnsim::unknown_command_error(app, argc, argv)) {
+        std::cerr << "bnsim: " << *usage << "\n";
+        return 2;
+    }
     try {
         app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
+    } catch (const CLI::Success& e) {  // --help, --version
         return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);  // prints the message and a pointer to --help
+        return 2;
     } catch (const bnsim::ConfigError& e) {
         std::cerr << "bnsim: config error: " << e.what() << "\n";
         return 2;

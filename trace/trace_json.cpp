@@ -90,7 +90,8 @@ json instruction_json(const Trace& trace, const Instruction& ins) {
     return j;
 }
 
-void write_trace_jsonl(const Trace& trace, std::ostream& out, const InstructionAnnotator& annotate) {
+void write_trace_jsonl(const Trace& trace, std::ostream& out, const nlohmann::ordered_json& header_extra,
+                       const InstructionAnnotator& annotate) {
     json head;
     head["kernel"] = trace.kernel;
     head["cores"] = trace.num_cores;
@@ -109,6 +110,7 @@ void write_trace_jsonl(const Trace& trace, std::ostream& out, const InstructionA
     }
     head["tensors"] = tensors;
     head["instructions"] = trace.size();
+    for (const auto& [k, v] : header_extra.items()) head[k] = v;
     out << head.dump() << '\n';
     for (const auto& ins : trace.instructions()) {
         json j = instruction_json(trace, ins);

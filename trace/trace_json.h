@@ -11,9 +11,12 @@ namespace bnsim {
 
 nlohmann::ordered_json region_json(const Trace& trace, const Region& r);
 nlohmann::ordered_json instruction_json(const Trace& trace, const Instruction& ins);
-// Writes a header line describing the tensors, then one line per instruction.
-// `annotate`, if given, adds fields to each instruction's object (e.g. the cost row it matched).
+// Writes a header line describing the tensors (plus the caller's header_extra keys, e.g. the
+// provenance), then one line per instruction. `annotate`, if given, adds fields to each
+// instruction's object (e.g. the cost row it matched).
 using InstructionAnnotator = std::function<void(const Instruction&, nlohmann::ordered_json&)>;
-void write_trace_jsonl(const Trace& trace, std::ostream& out, const InstructionAnnotator& annotate = {});
+void write_trace_jsonl(const Trace& trace, std::ostream& out,
+                       const nlohmann::ordered_json& header_extra = nlohmann::ordered_json::object(),
+                       const InstructionAnnotator& annotate = {});
 
 }  // namespace bnsim

@@ -15,6 +15,7 @@
 #include "sim/commands/command.h"
 #include "configfile/config_error.h"
 #include "sim/report/calibration_report.h"
+#include "sim/report/provenance.h"
 #include "sim/simulate.h"
 
 namespace bnsim {
@@ -85,6 +86,25 @@ bool selected(const Measurement& m, const std::vector<std::string>& only) {
     return false;
 }
 
+// Provenance of a calibration: every selected row's resolved config (with the --set overrides),
+// in order; a config that does not load enters by its path (its row reports the error).
+Provenance calibration_provenance(const MeasurementSet& set, const Overrides& overrides,
+                                  const std::vector<std::string>& only) {
+    std::string all;
+    for (const auto& m : set.rows) {
+        if (!selected(m, only)) continue;
+        for (const std::string* c : {&m.config, m.baseline ? &*m.baseline : nullptr}) {
+            if (!c) continue;
+            try {
+                all += load_run_config(*c, overrides).resolved_json + "\n";
+            } catch (const std::exception&) {
+                all += *c + "\n";
+            }
+        }
+    }
+    return provenance_of_text(all);
+}
+
 int calibrate(const CalibrateOptions& o) {
     const MeasurementSet set = load_measurements(o.measurements.empty() ? default_measurements() : o.measurements);
     const Overrides overrides = parse_overrides(o.sets);
@@ -113,11 +133,15 @@ int calibrate(const CalibrateOptions& o) {
         rows.push_back(std::move(row));
     }
     if (rows.empty()) throw ConfigError("--only matched no measurement id");
-    const json report = calibration_json(set, rows);
-    if (o.json)
+    json report = calibration_json(set, rows);
+    const Provenance prov = calibration_provenance(set, overrides, o.only);
+    report["provenance"] = prov.json();
+    if (o.json) {
         std::cout << report.dump(2) << "\n";
-    else
+    } else {
         print_calibration_table(report, std::cout);
+        std::cout << prov.line() << "\n";
+    }
     return report["pass"].get<bool>() ? 0 : 1;
 }
 

@@ -7,6 +7,7 @@
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
 #include "configfile/config_error.h"
+#include "sim/report/provenance.h"
 #include "sim/report/run_report.h"
 #include "sim/report/timeline.h"
 #include "sim/schedule/schedule.h"
@@ -50,9 +51,11 @@ void add_run_command(CLI::App& app) {
         SimOptions so;
         so.policy = cfg.schedule;
         SimResult r = *estimate_only ? estimate(cfg.hw, k.trace) : simulate(cfg.hw, k.trace, so);
-        if (out) out->write([&](std::ostream& o) { write_timeline(o, k.trace, cfg.hw, r); });
+        const Provenance prov = provenance_of(cfg);
+        if (out) out->write([&](std::ostream& o) { write_timeline(o, k.trace, cfg.hw, r, prov); });
         auto report = run_report_json(cfg, k, r);
         if (*estimate_only) report = mark_estimate(report);
+        report["provenance"] = prov.json();
         if (opts->json) {
             std::cout << report.dump(2) << "\n";
             return;
@@ -61,6 +64,7 @@ void add_run_command(CLI::App& app) {
         if (*estimate_only)
             text << "mode        estimate: the list scheduler's timeline (no SystemC run, no HBM contention)\n";
         print_run_report(report, text);
+        text << prov.line() << "\n";
     });
 }
 

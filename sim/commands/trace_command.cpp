@@ -4,6 +4,7 @@
 
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
+#include "sim/report/provenance.h"
 #include "sim/report/trace_report.h"
 #include "models/cost_model.h"
 #include "trace/trace_json.h"
@@ -23,11 +24,12 @@ void add_trace_command(CLI::App& app) {
         if (dump_opt->count()) out.emplace("--dump", *dump, opts->json);
         RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
         GeneratedKernel k = cfg.generate();
+        const Provenance prov = provenance_of(cfg);
         if (out) out->write([&](std::ostream& o) {
             // Each engine instruction names the cost row that prices it (index in the
             // preset's costs list, its id if it has one, and whether it is an estimate).
             const CostModel cost(cfg.hw);
-            write_trace_jsonl(k.trace, o, [&](const Instruction& ins, nlohmann::ordered_json& j) {
+            write_trace_jsonl(k.trace, o, {{"provenance", prov.json()}}, [&](const Instruction& ins, nlohmann::ordered_json& j) {
                 const CostEntry* row = ins.is_dma() || ins.opcode == Opcode::SendRecv ? nullptr : cost.find(ins);
                 if (!row) return;
                 j["cost_row"] = {{"index", size_t(row - cfg.hw.costs.data())},
@@ -36,10 +38,14 @@ void add_trace_command(CLI::App& app) {
             });
         });
         auto report = trace_report_json(cfg, k);
-        if (opts->json)
+        report["provenance"] = prov.json();
+        if (opts->json) {
             std::cout << report.dump(2) << "\n";
-        else
-            print_trace_report(report, out && out->is_stdout() ? std::cerr : std::cout);
+        } else {
+            std::ostream& text = out && out->is_stdout() ? std::cerr : std::cout;
+            print_trace_report(report, text);
+            text << prov.line() << "\n";
+        }
     });
 }
 

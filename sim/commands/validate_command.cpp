@@ -14,6 +14,7 @@
 #include "numerics/runners.h"
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
+#include "sim/report/provenance.h"
 #include "sim/report/validate_report.h"
 #include "sim/simulate.h"
 
@@ -155,10 +156,14 @@ void add_validate_command(CLI::App& app) {
         ctx.operand_bits = vo.scale_bias_operand_bits;
         ctx.memory_bytes_estimate = need;
         auto report = validate_report_json(cfg, r, ctx);
-        if (opts->json)
+        const Provenance prov = provenance_of(cfg);
+        report["provenance"] = prov.json();
+        if (opts->json) {
             std::cout << report.dump(2) << "\n";
-        else
+        } else {
             print_validate_report(report, std::cout);
+            std::cout << prov.line() << "\n";
+        }
         std::cout.flush();
         if (!r.pass) std::exit(1);
     });

@@ -5,6 +5,7 @@
 
 #include "configfile/config_node.h"
 #include "configfile/yaml_file.h"
+#include "sim/config/canonical_json.h"
 #include "sim/config/hw_config_loader.h"
 
 namespace bnsim {
@@ -86,6 +87,7 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
     cfg.numerics = parse_numerics_config(top);
     apply_numerics_to_kernel(cfg);
     top.finish();
+    cfg.resolved_json = "{\"config\":" + canonical_json(root) + ",\"hardware\":" + canonical_json(hw_root) + "}";
     return cfg;
 }
 

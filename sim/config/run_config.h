@@ -23,6 +23,7 @@ struct RunConfig {
     const KernelEntry* entry = nullptr;  // the registered kernel named by `kernel:`
     std::any kernel_params;              // its parsed section, opaque here (the entry reads it)
     NumericsConfig numerics;             // `numerics:` (bnsim validate; what-ifs reach the kernel)
+    std::string resolved_json;           // config + hardware preset after --set, canonical (provenance)
 
     KernelTarget target() const;
     // A KernelError (an input the kernel rejects) is rethrown naming the run config file.

@@ -62,7 +62,8 @@ json args_of(const Instruction& in) {
 
 }  // namespace
 
-void write_timeline(std::ostream& out, const Trace& trace, const HwConfig& hw, const SimResult& r) {
+void write_timeline(std::ostream& out, const Trace& trace, const HwConfig& hw, const SimResult& r,
+                    const Provenance& provenance) {
     CostModel cost(hw);
     json events = json::array();
     std::vector<Slice> main(trace.size());
@@ -197,6 +198,7 @@ void write_timeline(std::ostream& out, const Trace& trace, const HwConfig& hw, c
                         {"schedule", r.policy}};
     for (auto& m : meta) events.push_back(std::move(m));
     doc["traceEvents"] = std::move(events);
+    doc["provenance"] = provenance.json();
     out << doc.dump() << "\n";
 }
 

@@ -8,11 +8,13 @@
 #include <iosfwd>
 
 #include "models/hw_config.h"
+#include "sim/report/provenance.h"
 #include "sim/simulate.h"
 #include "trace/trace.h"
 
 namespace bnsim {
 
-void write_timeline(std::ostream& out, const Trace& trace, const HwConfig& hw, const SimResult& r);
+void write_timeline(std::ostream& out, const Trace& trace, const HwConfig& hw, const SimResult& r,
+                    const Provenance& provenance);
 
 }  // namespace bnsim

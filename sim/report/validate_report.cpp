@@ -91,9 +91,6 @@ json validate_report_json(const RunConfig& cfg, const num::ValidateResult& r, co
     j["hazard_list"] = hl;
     j["dependency_edges_checked"] = r.dependency_edges_checked;
     j["memory_bytes_estimate"] = ctx.memory_bytes_estimate;
-    json secs = json::object();
-    for (const auto& [k, v] : r.phase_seconds) secs[k] = v;
-    j["seconds"] = secs;
     j["pass"] = r.pass;
     return j;
 }

@@ -1,0 +1,206 @@
+// The command line as a script sees it: usage errors exit 2 and name the commands, --version,
+// provenance in every output, and byte-identical JSON for identical runs.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "sim/config/canonical_json.h"
+#include "configfile/config_error.h"
+#include "sim/config/run_config.h"
+#include "sim/report/provenance.h"
+
+using json = nlohmann::json;
+
+namespace {
+
+const std::string kSrc = BNSIM_SOURCE_DIR;
+const std::string kDefault = kSrc + "/configs/default.yaml";
+const std::string kSmall = " --set shape.B=2 --set shape.H=8 --set shape.W=8";
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+std::string temp_dir() {
+    char tmpl[] = "/tmp/bnsim_cli_XXXXXX";
+    const char* d = mkdtemp(tmpl);
+    REQUIRE(d);
+    return d;
+}
+
+struct Cmd {
+    int status = -1;  // exit status
+    std::string out, err;
+};
+
+Cmd bnsim(const std::string& args) {
+    const std::string dir = temp_dir();
+    const std::string cmd = "cd '" + kSrc + "' && '" + BNSIM_BINARY + "' " + args + " >'" + dir + "/out' 2>'" + dir + "/err'";
+    const int st = std::system(cmd.c_str());
+    Cmd c;
+    c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    c.out = slurp(dir + "/out");
+    c.err = slurp(dir + "/err");
+    std::filesystem::remove_all(dir);
+    return c;
+}
+
+bool contains_key(const json& j, const std::string& key) {
+    if (j.is_object()) {
+        for (const auto& [k, v] : j.items())
+            if (k == key || contains_key(v, key)) return true;
+    } else if (j.is_array()) {
+        for (const auto& v : j)
+            if (contains_key(v, key)) return true;
+    }
+    return false;
+}
+
+std::string last_line(const std::string& s) {
+    std::string t = s;
+    while (!t.empty() && t.back() == '\n') t.pop_back();
+    return t.substr(t.rfind('\n') == std::string::npos ? 0 : t.rfind('\n') + 1);
+}
+
+const std::regex kHash("fnv1a64:[0-9a-f]{16}");
+
+}  // namespace
+
+TEST_CASE("usage errors exit 2 and a mistyped command names the commands", "[cli]") {
+    Cmd typo = bnsim("rnu configs/default.yaml");
+    CHECK(typo.status == 2);
+    CHECK_THAT(typo.err, Catch::Contains("unknown command 'rnu'") && Catch::Contains("trace, run, validate or calibrate") &&
+                             Catch::Contains("did you mean 'run'?"));
+    CHECK(typo.out.empty());
+    Cmd far = bnsim("frobnicate configs/default.yaml");
+    CHECK(far.status == 2);
+    CHECK_THAT(far.err, Catch::Contains("unknown command 'frobnicate'") && !Catch::Contains("did you mean"));
+    CHECK(bnsim("").status == 2);
+    CHECK_THAT(bnsim("").err, Catch::Contains("a command is required: trace, run, validate or calibrate"));
+    CHECK(bnsim("run").status == 2);                                             // missing CONFIG (CLI11: 106)
+    CHECK(bnsim("run configs/default.yaml --no-such-option").status == 2);      // extra argument (109)
+    CHECK(bnsim("validate configs/default.yaml --order sideways").status == 2);  // validation (105)
+    CHECK(bnsim("calibrate --timeout").status == 2);                             // option without its value
+}
+
+TEST_CASE("--version prints the build's version and --help exits 0", "[cli]") {
+    Cmd v = bnsim("--version");
+    CHECK(v.status == 0);
+    CHECK(v.out == std::string("bnsim ") + bnsim::bnsim_version() + "\n");
+    CHECK(std::string(bnsim::bnsim_version()).size() > 0);
+    Cmd h = bnsim("--help");
+    CHECK(h.status == 0);
+    CHECK_THAT(h.out, Catch::Contains("--version"));
+}
+
+TEST_CASE("validate --json carries no wall-clock time: identical runs give identical bytes", "[cli][numerics]") {
+    const std::string args = "validate configs/default.yaml" + kSmall + " --order sequential --json";
+    Cmd a = bnsim(args), b = bnsim(args);
+    REQUIRE(a.status == 0);
+    CHECK(a.out == b.out);
+    CHECK_FALSE(contains_key(json::parse(a.out), "seconds"));
+}
+
+TEST_CASE("every JSON output and report carries the bnsim version and the config hash", "[cli][provenance]") {
+    const std::string dir = temp_dir();
+    Cmd run = bnsim("run configs/default.yaml" + kSmall + " --json --timeline " + dir + "/tl.json");
+    REQUIRE(run.status == 0);
+    const json p = json::parse(run.out)["provenance"];
+    CHECK(p["bnsim_version"] == bnsim::bnsim_version());
+    CHECK(std::regex_match(p["config_hash"].get<std::string>(), kHash));
+    CHECK(json::parse(slurp(dir + "/tl.json"))["provenance"] == p);
+
+    Cmd trace = bnsim("trace configs/default.yaml" + kSmall + " --json --dump " + dir + "/trace.jsonl");
+    REQUIRE(trace.status == 0);
+    CHECK(json::parse(trace.out)["provenance"] == p);
+    std::ifstream dump(dir + "/trace.jsonl");
+    std::string header;
+    std::getline(dump, header);
+    CHECK(json::parse(header)["provenance"] == p);
+
+    Cmd val = bnsim("validate configs/default.yaml" + kSmall + " --order sequential --json");
+    REQUIRE(val.status == 0);
+    CHECK(json::parse(val.out)["provenance"] == p);
+
+    Cmd cal = bnsim("calibrate --only M5 --json");
+    REQUIRE(cal.status == 0);
+    const json cp = json::parse(cal.out)["provenance"];
+    CHECK(cp["bnsim_version"] == bnsim::bnsim_version());
+    CHECK(std::regex_match(cp["config_hash"].get<std::string>(), kHash));
+    CHECK(cp["config_hash"] != p["config_hash"]);
+
+    // Text reports end with one provenance line.
+    const std::string line = "provenance  bnsim " + std::string(bnsim::bnsim_version()) + ", config " +
+                             p["config_hash"].get<std::string>();
+    CHECK(last_line(bnsim("run configs/default.yaml" + kSmall).out) == line);
+    CHECK(last_line(bnsim("trace configs/default.yaml" + kSmall).out) == line);
+    CHECK(last_line(bnsim("validate configs/default.yaml" + kSmall + " --order sequential").out) == line);
+    CHECK(last_line(bnsim("calibrate --only M5").out) ==
+          "provenance  bnsim " + std::string(bnsim::bnsim_version()) + ", config " + cp["config_hash"].get<std::string>());
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the config hash covers the resolved config and hardware, not its spelling", "[provenance]") {
+    using bnsim::load_run_config;
+    using bnsim::provenance_of;
+    const std::string base = provenance_of(load_run_config(kDefault)).config_hash;
+    CHECK(std::regex_match(base, kHash));
+    CHECK(provenance_of(load_run_config(kDefault)).config_hash == base);  // stable
+
+    // Same settings, other key order, block style and comments: same hash.
+    const std::string dir = temp_dir();
+    std::ofstream(dir + "/reordered.yaml") << "# the seed shape, written differently\n"
+                                              "memory: auto\nlnc: 1\neps: 1.0e-5\nrelu_mask: none\n"
+                                              "fuse_relu: false\ndtype: bfloat16\n"
+                                              "shape:\n  W: 64\n  H: 64\n  D: 1\n  C: 64\n  B: 64\n"
+                                              "kernel: batch_norm_bwd\nhardware: trn2\n";
+    CHECK(provenance_of(load_run_config(dir + "/reordered.yaml")).config_hash == base);
+    std::filesystem::remove_all(dir);
+
+    // A run value or a hardware value changed by --set: another hash; set back to its value: the same.
+    CHECK(provenance_of(load_run_config(kDefault, {{"shape.C", "65"}})).config_hash != base);
+    CHECK(provenance_of(load_run_config(kDefault, {{"hardware.dma.min_queue_occupancy_ns", "801"}})).config_hash != base);
+    CHECK(provenance_of(load_run_config(kDefault, {{"shape.C", "64"}})).config_hash == base);
+}
+
+TEST_CASE("canonical JSON of a YAML tree: sorted keys, aliases expanded, alias bombs refused", "[provenance]") {
+    using bnsim::canonical_json;
+    CHECK(canonical_json(YAML::Load("{b: 1, a: [x, {d: 2, c: 3}], e: ~}")) ==
+          R"({"a":["x",{"c":"3","d":"2"}],"b":"1","e":null})");
+    CHECK(canonical_json(YAML::Load("a: &v {k: 1}\nb: *v")) == R"({"a":{"k":"1"},"b":{"k":"1"}})");
+    // 10 levels of 10 aliases each would expand to 10^10 nodes.
+    std::string bomb = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (int i = 1; i < 10; ++i) {
+        bomb += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+        for (int k = 0; k < 10; ++k) bomb += std::string(k ? ", " : "") + "*l" + std::to_string(i - 1);
+        bomb += "]\n";
+    }
+    CHECK_THROWS_AS(canonical_json(YAML::Load(bomb)), bnsim::ConfigError);
+}
+
+TEST_CASE("bnsim_tests run directly: a second simulating case in one process says each needs its own", "[cli]") {
+    // Two cases that each elaborate SystemC, in one process: the second fails (E529) and says why.
+    const std::string dir = temp_dir();
+    const std::string cmd = std::string("'") + BNSIM_TESTS_BINARY + "' " +
+                            "'timing: a sendrecv whose peer never comes is reported' "
+                            "'timing: a dependency cycle is reported with the blocked instructions, not hung' "
+                            ">'" + dir + "/out' 2>'" + dir + "/err'";
+    const int st = std::system(cmd.c_str());
+    CHECK((WIFEXITED(st) && WEXITSTATUS(st) != 0));
+    CHECK_THAT(slurp(dir + "/out") + slurp(dir + "/err"),
+               Catch::Contains("already elaborated SystemC in this process") && Catch::Contains("needs its own process"));
+    std::filesystem::remove_all(dir);
+}
