@@ -46,7 +46,7 @@ struct Cmd {
     std::string out, err;
 };
 
-Cmd bnsim(const std::string& args) {
+Cmd run_bnsim(const std::string& args) {
     const std::string dir = temp_dir();
     const std::string cmd = "cd '" + kSrc + "' && '" + BNSIM_BINARY + "' " + args + " >'" + dir + "/out' 2>'" + dir + "/err'";
     const int st = std::system(cmd.c_str());
@@ -80,35 +80,35 @@ const std::regex kHash("fnv1a64:[0-9a-f]{16}");
 }  // namespace
 
 TEST_CASE("usage errors exit 2 and a mistyped command names the commands", "[cli]") {
-    Cmd typo = bnsim("rnu configs/default.yaml");
+    Cmd typo = run_bnsim("rnu configs/default.yaml");
     CHECK(typo.status == 2);
     CHECK_THAT(typo.err, Catch::Contains("unknown command 'rnu'") && Catch::Contains("trace, run, validate or calibrate") &&
                              Catch::Contains("did you mean 'run'?"));
     CHECK(typo.out.empty());
-    Cmd far = bnsim("frobnicate configs/default.yaml");
+    Cmd far = run_bnsim("frobnicate configs/default.yaml");
     CHECK(far.status == 2);
     CHECK_THAT(far.err, Catch::Contains("unknown command 'frobnicate'") && !Catch::Contains("did you mean"));
-    CHECK(bnsim("").status == 2);
-    CHECK_THAT(bnsim("").err, Catch::Contains("a command is required: trace, run, validate or calibrate"));
-    CHECK(bnsim("run").status == 2);                                             // missing CONFIG (CLI11: 106)
-    CHECK(bnsim("run configs/default.yaml --no-such-option").status == 2);      // extra argument (109)
-    CHECK(bnsim("validate configs/default.yaml --order sideways").status == 2);  // validation (105)
-    CHECK(bnsim("calibrate --timeout").status == 2);                             // option without its value
+    CHECK(run_bnsim("").status == 2);
+    CHECK_THAT(run_bnsim("").err, Catch::Contains("a command is required: trace, run, validate or calibrate"));
+    CHECK(run_bnsim("run").status == 2);                                             // missing CONFIG (CLI11: 106)
+    CHECK(run_bnsim("run configs/default.yaml --no-such-option").status == 2);      // extra argument (109)
+    CHECK(run_bnsim("validate configs/default.yaml --order sideways").status == 2);  // validation (105)
+    CHECK(run_bnsim("calibrate --timeout").status == 2);                             // option without its value
 }
 
 TEST_CASE("--version prints the build's version and --help exits 0", "[cli]") {
-    Cmd v = bnsim("--version");
+    Cmd v = run_bnsim("--version");
     CHECK(v.status == 0);
     CHECK(v.out == std::string("bnsim ") + bnsim::bnsim_version() + "\n");
     CHECK(std::string(bnsim::bnsim_version()).size() > 0);
-    Cmd h = bnsim("--help");
+    Cmd h = run_bnsim("--help");
     CHECK(h.status == 0);
     CHECK_THAT(h.out, Catch::Contains("--version"));
 }
 
 TEST_CASE("validate --json carries no wall-clock time: identical runs give identical bytes", "[cli][numerics]") {
     const std::string args = "validate configs/default.yaml" + kSmall + " --order sequential --json";
-    Cmd a = bnsim(args), b = bnsim(args);
+    Cmd a = run_bnsim(args), b = run_bnsim(args);
     REQUIRE(a.status == 0);
     CHECK(a.out == b.out);
     CHECK_FALSE(contains_key(json::parse(a.out), "seconds"));
@@ -116,14 +116,14 @@ TEST_CASE("validate --json carries no wall-clock time: identical runs give ident
 
 TEST_CASE("every JSON output and report carries the bnsim version and the config hash", "[cli][provenance]") {
     const std::string dir = temp_dir();
-    Cmd run = bnsim("run configs/default.yaml" + kSmall + " --json --timeline " + dir + "/tl.json");
+    Cmd run = run_bnsim("run configs/default.yaml" + kSmall + " --json --timeline " + dir + "/tl.json");
     REQUIRE(run.status == 0);
     const json p = json::parse(run.out)["provenance"];
     CHECK(p["bnsim_version"] == bnsim::bnsim_version());
     CHECK(std::regex_match(p["config_hash"].get<std::string>(), kHash));
     CHECK(json::parse(slurp(dir + "/tl.json"))["provenance"] == p);
 
-    Cmd trace = bnsim("trace configs/default.yaml" + kSmall + " --json --dump " + dir + "/trace.jsonl");
+    Cmd trace = run_bnsim("trace configs/default.yaml" + kSmall + " --json --dump " + dir + "/trace.jsonl");
     REQUIRE(trace.status == 0);
     CHECK(json::parse(trace.out)["provenance"] == p);
     std::ifstream dump(dir + "/trace.jsonl");
@@ -131,11 +131,11 @@ TEST_CASE("every JSON output and report carries the bnsim version and the config
     std::getline(dump, header);
     CHECK(json::parse(header)["provenance"] == p);
 
-    Cmd val = bnsim("validate configs/default.yaml" + kSmall + " --order sequential --json");
+    Cmd val = run_bnsim("validate configs/default.yaml" + kSmall + " --order sequential --json");
     REQUIRE(val.status == 0);
     CHECK(json::parse(val.out)["provenance"] == p);
 
-    Cmd cal = bnsim("calibrate --only M5 --json");
+    Cmd cal = run_bnsim("calibrate --only M5 --json");
     REQUIRE(cal.status == 0);
     const json cp = json::parse(cal.out)["provenance"];
     CHECK(cp["bnsim_version"] == bnsim::bnsim_version());
@@ -145,10 +145,10 @@ TEST_CASE("every JSON output and report carries the bnsim version and the config
     // Text reports end with one provenance line.
     const std::string line = "provenance  bnsim " + std::string(bnsim::bnsim_version()) + ", config " +
                              p["config_hash"].get<std::string>();
-    CHECK(last_line(bnsim("run configs/default.yaml" + kSmall).out) == line);
-    CHECK(last_line(bnsim("trace configs/default.yaml" + kSmall).out) == line);
-    CHECK(last_line(bnsim("validate configs/default.yaml" + kSmall + " --order sequential").out) == line);
-    CHECK(last_line(bnsim("calibrate --only M5").out) ==
+    CHECK(last_line(run_bnsim("run configs/default.yaml" + kSmall).out) == line);
+    CHECK(last_line(run_bnsim("trace configs/default.yaml" + kSmall).out) == line);
+    CHECK(last_line(run_bnsim("validate configs/default.yaml" + kSmall + " --order sequential").out) == line);
+    CHECK(last_line(run_bnsim("calibrate --only M5").out) ==
           "provenance  bnsim " + std::string(bnsim::bnsim_version()) + ", config " + cp["config_hash"].get<std::string>());
     std::filesystem::remove_all(dir);
 }
