@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {  // --help, --version
         return app.exit(e);
+    } catch (const CLI::RuntimeError& e) {  // a command's own exit status (calibrate: 1 = a failed check)
+        return e.get_exit_code();
     } catch (const CLI::ParseError& e) {
         app.exit(e);  // prints the message and a pointer to --help
         return 2;

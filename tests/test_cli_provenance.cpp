@@ -2,60 +2,48 @@
 // provenance in every output, and byte-identical JSON for identical runs.
 #include <catch2/catch.hpp>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "sim/config/canonical_json.h"
+#include "cli_run.h"
+#include "test_util.h"
 #include "configfile/config_error.h"
+#include "sim/config/canonical_json.h"
 #include "sim/config/run_config.h"
 #include "sim/report/provenance.h"
 
 using json = nlohmann::json;
+using bnsim::test::CliResult;
+using bnsim::test::make_temp_dir;
+using bnsim::test::slurp;
 
 namespace {
 
 const std::string kSrc = BNSIM_SOURCE_DIR;
 const std::string kDefault = kSrc + "/configs/default.yaml";
-const std::string kSmall = " --set shape.B=2 --set shape.H=8 --set shape.W=8";
+const std::vector<std::string> kSmall = {"--set", "shape.B=2", "--set", "shape.H=8", "--set", "shape.W=8"};
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
+// bnsim with args, run from the source tree (relative config paths as in the README).
+CliResult bnsim_cli(std::vector<std::string> args, const std::vector<std::string>& more = {}) {
+    args.insert(args.end(), more.begin(), more.end());
+    bnsim::test::CliOptions o;
+    o.cwd = kSrc;
+    o.timeout_s = 120;
+    return bnsim::test::run_bnsim(args, o);
 }
 
-std::string temp_dir() {
-    char tmpl[] = "/tmp/bnsim_cli_XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    REQUIRE(d);
-    return d;
-}
-
-struct Cmd {
-    int status = -1;  // exit status
-    std::string out, err;
-};
-
-Cmd run_bnsim(const std::string& args) {
-    const std::string dir = temp_dir();
-    const std::string cmd = "cd '" + kSrc + "' && '" + BNSIM_BINARY + "' " + args + " >'" + dir + "/out' 2>'" + dir + "/err'";
-    const int st = std::system(cmd.c_str());
-    Cmd c;
-    c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    c.out = slurp(dir + "/out");
-    c.err = slurp(dir + "/err");
-    std::filesystem::remove_all(dir);
-    return c;
+// args followed by the small shape, then tail.
+std::vector<std::string> small(std::vector<std::string> args, const std::vector<std::string>& tail = {}) {
+    args.insert(args.end(), kSmall.begin(), kSmall.end());
+    args.insert(args.end(), tail.begin(), tail.end());
+    return args;
 }
 
 bool contains_key(const json& j, const std::string& key) {
@@ -80,63 +68,74 @@ const std::regex kHash("fnv1a64:[0-9a-f]{16}");
 }  // namespace
 
 TEST_CASE("usage errors exit 2 and a mistyped command names the commands", "[cli]") {
-    Cmd typo = run_bnsim("rnu configs/default.yaml");
-    CHECK(typo.status == 2);
-    CHECK_THAT(typo.err, Catch::Contains("unknown command 'rnu'") && Catch::Contains("trace, run, validate or calibrate") &&
+    const CliResult typo = bnsim_cli({"rnu", "configs/default.yaml"});
+    CHECK(typo.exit_code == 2);
+    CHECK_THAT(typo.err, Catch::Contains("unknown command 'rnu'") &&
+                             Catch::Contains("trace, run, validate, calibrate or params") &&
                              Catch::Contains("did you mean 'run'?"));
     CHECK(typo.out.empty());
-    Cmd far = run_bnsim("frobnicate configs/default.yaml");
-    CHECK(far.status == 2);
+    const CliResult far = bnsim_cli({"frobnicate", "configs/default.yaml"});
+    CHECK(far.exit_code == 2);
     CHECK_THAT(far.err, Catch::Contains("unknown command 'frobnicate'") && !Catch::Contains("did you mean"));
-    CHECK(run_bnsim("").status == 2);
-    CHECK_THAT(run_bnsim("").err, Catch::Contains("a command is required: trace, run, validate or calibrate"));
-    CHECK(run_bnsim("run").status == 2);                                             // missing CONFIG (CLI11: 106)
-    CHECK(run_bnsim("run configs/default.yaml --no-such-option").status == 2);      // extra argument (109)
-    CHECK(run_bnsim("validate configs/default.yaml --order sideways").status == 2);  // validation (105)
-    CHECK(run_bnsim("calibrate --timeout").status == 2);                             // option without its value
+    const CliResult none = bnsim_cli({});
+    CHECK(none.exit_code == 2);
+    CHECK_THAT(none.err, Catch::Contains("a command is required: trace, run, validate, calibrate or params"));
+    CHECK(bnsim_cli({"run"}).exit_code == 2);                                                  // missing CONFIG (CLI11: 106)
+    CHECK(bnsim_cli({"run", "configs/default.yaml", "--no-such-option"}).exit_code == 2);      // extra argument (109)
+    CHECK(bnsim_cli({"validate", "configs/default.yaml", "--order", "sideways"}).exit_code == 2);  // validation (105)
+    CHECK(bnsim_cli({"calibrate", "--timeout"}).exit_code == 2);                               // option without its value
 }
 
-TEST_CASE("--version prints the build's version and --help exits 0", "[cli]") {
-    Cmd v = run_bnsim("--version");
-    CHECK(v.status == 0);
+TEST_CASE("bnsim --version prints the build's version and --help exits 0", "[cli]") {
+    const CliResult v = bnsim_cli({"--version"});
+    CHECK(v.exit_code == 0);
     CHECK(v.out == std::string("bnsim ") + bnsim::bnsim_version() + "\n");
     CHECK(std::string(bnsim::bnsim_version()).size() > 0);
-    Cmd h = run_bnsim("--help");
-    CHECK(h.status == 0);
+    const CliResult h = bnsim_cli({"--help"});
+    CHECK(h.exit_code == 0);
     CHECK_THAT(h.out, Catch::Contains("--version"));
 }
 
 TEST_CASE("validate --json carries no wall-clock time: identical runs give identical bytes", "[cli][numerics]") {
-    const std::string args = "validate configs/default.yaml" + kSmall + " --order sequential --json";
-    Cmd a = run_bnsim(args), b = run_bnsim(args);
-    REQUIRE(a.status == 0);
+    const auto args = small({"validate", "configs/default.yaml"}, {"--order", "sequential", "--json"});
+    const CliResult a = bnsim_cli(args), b = bnsim_cli(args);
+    REQUIRE(a.exit_code == 0);
     CHECK(a.out == b.out);
     CHECK_FALSE(contains_key(json::parse(a.out), "seconds"));
 }
 
 TEST_CASE("every JSON output and report carries the bnsim version and the config hash", "[cli][provenance]") {
-    const std::string dir = temp_dir();
-    Cmd run = run_bnsim("run configs/default.yaml" + kSmall + " --json --timeline " + dir + "/tl.json");
-    REQUIRE(run.status == 0);
+    const std::string dir = make_temp_dir("bnsim_cli");
+    REQUIRE_FALSE(dir.empty());
+    const CliResult run = bnsim_cli(small({"run", "configs/default.yaml"}, {"--json", "--timeline", dir + "/tl.json"}));
+    REQUIRE(run.exit_code == 0);
     const json p = json::parse(run.out)["provenance"];
     CHECK(p["bnsim_version"] == bnsim::bnsim_version());
     CHECK(std::regex_match(p["config_hash"].get<std::string>(), kHash));
     CHECK(json::parse(slurp(dir + "/tl.json"))["provenance"] == p);
 
-    Cmd trace = run_bnsim("trace configs/default.yaml" + kSmall + " --json --dump " + dir + "/trace.jsonl");
-    REQUIRE(trace.status == 0);
+    const CliResult est = bnsim_cli(small({"run", "configs/default.yaml"}, {"--estimate", "--json"}));
+    REQUIRE(est.exit_code == 0);
+    CHECK(json::parse(est.out)["provenance"] == p);
+
+    const CliResult trace = bnsim_cli(small({"trace", "configs/default.yaml"}, {"--json", "--dump", dir + "/trace.jsonl"}));
+    REQUIRE(trace.exit_code == 0);
     CHECK(json::parse(trace.out)["provenance"] == p);
     std::ifstream dump(dir + "/trace.jsonl");
     std::string header;
     std::getline(dump, header);
     CHECK(json::parse(header)["provenance"] == p);
 
-    Cmd val = run_bnsim("validate configs/default.yaml" + kSmall + " --order sequential --json");
-    REQUIRE(val.status == 0);
+    const CliResult val = bnsim_cli(small({"validate", "configs/default.yaml"}, {"--order", "sequential", "--json"}));
+    REQUIRE(val.exit_code == 0);
     CHECK(json::parse(val.out)["provenance"] == p);
 
-    Cmd cal = run_bnsim("calibrate --only M5 --json");
-    REQUIRE(cal.status == 0);
+    const CliResult params = bnsim_cli(small({"params", "configs/default.yaml"}, {"--json"}));
+    REQUIRE(params.exit_code == 0);
+    CHECK(json::parse(params.out)["provenance"] == p);
+
+    const CliResult cal = bnsim_cli({"calibrate", "--only", "M5", "--json"});
+    REQUIRE(cal.exit_code == 0);
     const json cp = json::parse(cal.out)["provenance"];
     CHECK(cp["bnsim_version"] == bnsim::bnsim_version());
     CHECK(std::regex_match(cp["config_hash"].get<std::string>(), kHash));
@@ -145,11 +144,14 @@ TEST_CASE("every JSON output and report carries the bnsim version and the config
     // Text reports end with one provenance line.
     const std::string line = "provenance  bnsim " + std::string(bnsim::bnsim_version()) + ", config " +
                              p["config_hash"].get<std::string>();
-    CHECK(last_line(run_bnsim("run configs/default.yaml" + kSmall).out) == line);
-    CHECK(last_line(run_bnsim("trace configs/default.yaml" + kSmall).out) == line);
-    CHECK(last_line(run_bnsim("validate configs/default.yaml" + kSmall + " --order sequential").out) == line);
-    CHECK(last_line(run_bnsim("calibrate --only M5").out) ==
+    CHECK(last_line(bnsim_cli(small({"run", "configs/default.yaml"})).out) == line);
+    CHECK(last_line(bnsim_cli(small({"trace", "configs/default.yaml"})).out) == line);
+    CHECK(last_line(bnsim_cli(small({"validate", "configs/default.yaml"}, {"--order", "sequential"})).out) == line);
+    CHECK(last_line(bnsim_cli(small({"params", "configs/default.yaml"})).out) == line);
+    CHECK(last_line(bnsim_cli({"calibrate", "--only", "M5"}).out) ==
           "provenance  bnsim " + std::string(bnsim::bnsim_version()) + ", config " + cp["config_hash"].get<std::string>());
+    // With the file on standard output, the text report and its provenance line go to stderr.
+    CHECK(last_line(bnsim_cli(small({"run", "configs/default.yaml"}, {"--timeline", "-"})).err) == line);
     std::filesystem::remove_all(dir);
 }
 
@@ -161,7 +163,8 @@ TEST_CASE("the config hash covers the resolved config and hardware, not its spel
     CHECK(provenance_of(load_run_config(kDefault)).config_hash == base);  // stable
 
     // Same settings, other key order, block style and comments: same hash.
-    const std::string dir = temp_dir();
+    const std::string dir = make_temp_dir("bnsim_cli");
+    REQUIRE_FALSE(dir.empty());
     std::ofstream(dir + "/reordered.yaml") << "# the seed shape, written differently\n"
                                               "memory: auto\nlnc: 1\neps: 1.0e-5\nrelu_mask: none\n"
                                               "fuse_relu: false\ndtype: bfloat16\n"
@@ -192,11 +195,15 @@ TEST_CASE("canonical JSON of a YAML tree: sorted keys, aliases expanded, alias b
 }
 
 TEST_CASE("bnsim_tests run directly: a second simulating case in one process says each needs its own", "[cli]") {
-    // Two cases that each elaborate SystemC, in one process: the second fails (E529) and says why.
-    const std::string dir = temp_dir();
-    const std::string cmd = std::string("'") + BNSIM_TESTS_BINARY + "' " +
-                            "'timing: a sendrecv whose peer never comes is reported' "
-                            "'timing: a dependency cycle is reported with the blocked instructions, not hung' "
+    // Two cases that each elaborate SystemC, in one process (this very test binary): the second
+    // fails (E529) and says why.
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    const std::string dir = make_temp_dir("bnsim_cli");
+    REQUIRE_FALSE(dir.empty());
+    // One test spec, two names (Catch2 v2 joins separate arguments into one name).
+    const std::string cmd = "'" + self + "' " +
+                            "'timing: a sendrecv whose peer never comes is reported,"
+                            "timing: a DMA engine serves its queues round-robin and each queue in order' "
                             ">'" + dir + "/out' 2>'" + dir + "/err'";
     const int st = std::system(cmd.c_str());
     CHECK((WIFEXITED(st) && WEXITSTATUS(st) != 0));

@@ -4,6 +4,7 @@
 
 #include "sim/commands/command.h"
 #include "sim/config/run_config.h"
+#include "sim/report/provenance.h"
 #include "sim/report/params_report.h"
 
 namespace bnsim {
@@ -16,11 +17,15 @@ void add_params_command(CLI::App& app) {
     opts->add_to(*cmd);
     cmd->callback([opts]() {
         const RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
-        const auto report = params_json(cfg.hw, cfg.hw_file);
-        if (opts->json)
+        auto report = params_json(cfg.hw, cfg.hw_file);
+        const Provenance prov = provenance_of(cfg);
+        report["provenance"] = prov.json();
+        if (opts->json) {
             std::cout << report.dump(2) << "\n";
-        else
+        } else {
             print_params_table(report, std::cout);
+            std::cout << prov.line() << "\n";
+        }
     });
 }
 
