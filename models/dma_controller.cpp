@@ -7,7 +7,8 @@ namespace bnsim {
 
 DmaController::DmaController(sc_core::sc_module_name name, const CostModel& cost, const Trace& trace, Scoreboard& sb,
                              HbmIF& hbm, Sbuf& sbuf)
-    : sc_core::sc_module(name), rule_(cost.hw()), trace_(trace), sb_(sb), dge_(cost.hw().dma) {
+    : sc_core::sc_module(name), rule_(cost.hw()), trace_(trace), sb_(sb), dge_(cost.hw().dma),
+      inflight_(trace.instructions().size()) {
     for (int e = 0; e < cost.hw().dma.engines_per_core; ++e)
         engines_.push_back(std::make_unique<DmaEngine>(("engine" + std::to_string(e)).c_str(), rule_, hbm, sbuf, *this));
     SC_METHOD(tick);
@@ -22,6 +23,7 @@ void DmaController::trigger(uint32_t id) {
     r.issue_start_ns = is.start;
     r.issue_end_ns = is.end;
     inflight_[id] = InFlight{};
+    ++in_flight_;
     actions_.at(is.dispatch, [this, id] { dispatch(id); });
 }
 
@@ -35,7 +37,7 @@ void DmaController::dispatch(uint32_t id) {
         const double now = now_ns();
         sb_.start(id, now);
         sb_.record(id).data_end_ns = now;
-        inflight_.erase(id);
+        --in_flight_;
         actions_.at(rule_.completion_at(now), [this, id] { sb_.finish(id, now_ns()); });
     }
 }
@@ -48,7 +50,7 @@ void DmaController::descriptor_started(const DmaDescriptor& d, double start_ns, 
         const uint32_t id = d.dma;
         sb_.record(id).data_end_ns = f.last_land;
         const double done = rule_.completion_at(f.last_land);
-        inflight_.erase(id);
+        --in_flight_;
         actions_.at(done, [this, id] { sb_.finish(id, now_ns()); });
     }
 }

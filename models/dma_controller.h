@@ -5,7 +5,6 @@
 // lands -> completion latency -> the semaphore the consumers wait on (scoreboard finish).
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -33,9 +32,10 @@ public:
     const std::vector<std::unique_ptr<DmaEngine>>& engines() const { return engines_; }
     const Dge& dge() const { return dge_; }
     // DMAs triggered but not finished, for the no-progress report.
-    size_t in_flight() const { return inflight_.size(); }
+    size_t in_flight() const { return in_flight_; }
 
 private:
+    // Indexed by instruction id: a lookup per descriptor, so a flat table rather than a map.
     struct InFlight {
         uint32_t remaining = 0;
         double last_land = 0;
@@ -48,7 +48,8 @@ private:
     Scoreboard& sb_;
     Dge dge_;
     std::vector<std::unique_ptr<DmaEngine>> engines_;
-    std::unordered_map<uint32_t, InFlight> inflight_;
+    std::vector<InFlight> inflight_;
+    size_t in_flight_ = 0;
     sc_core::sc_event ev_;
     ActionQueue actions_{ev_};
 };

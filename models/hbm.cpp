@@ -26,17 +26,30 @@ void Hbm::split_channels(uint64_t addr, uint64_t bytes, uint64_t granule, int ch
 
 double Hbm::transfer(uint64_t addr, uint32_t bytes, bool write, double now_ns) {
     (write ? bytes_written_ : bytes_read_) += bytes;
-    split_channels(addr, bytes, p_.interleave_bytes, p_.channels, scratch_);
     double done = now_ns;
-    for (size_t c = 0; c < scratch_.size(); ++c) {
-        if (!scratch_[c]) continue;
-        const double t = double(scratch_[c]) / chan_bw_;
+    const auto serve = [&](size_t c, uint64_t b) {
+        const double t = double(b) / chan_bw_;
         const double start = std::max(now_ns, free_at_[c]);
         free_at_[c] = start + t;
         chan_busy_[c] += t;
-        chan_bytes_[c] += scratch_[c];
+        chan_bytes_[c] += b;
         done = std::max(done, free_at_[c]);
+    };
+    if (bytes == 0) return done;
+    const uint64_t granule = p_.interleave_bytes, C = uint64_t(p_.channels);
+    const uint64_t first = addr / granule, last = (addr + uint64_t(bytes) - 1) / granule;
+    if (last - first < C) {
+        // The common case, a descriptor of a few granules: each channel gets at most one of them,
+        // so walk the granules instead of every channel (same reservations as the general split).
+        for (uint64_t g = first; g <= last; ++g) {
+            const uint64_t lo = std::max(addr, g * granule), hi = std::min(addr + bytes, (g + 1) * granule);
+            serve(size_t(g % C), hi - lo);
+        }
+        return done;
     }
+    split_channels(addr, bytes, p_.interleave_bytes, p_.channels, scratch_);
+    for (size_t c = 0; c < scratch_.size(); ++c)
+        if (scratch_[c]) serve(c, scratch_[c]);
     return done;
 }
 
