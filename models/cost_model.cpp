@@ -70,7 +70,8 @@ const CostEntry& CostModel::entry(const Instruction& ins) const {
 
 double CostModel::table_cycles(const Instruction& ins) const {
     const CostEntry& row = entry(ins);
-    return row.fixed_cycles + std::max(row.min_cycles, row.cycles_per_elem * double(ins.free_elems));
+    return row.fixed_cycles + row.cycles_per_broadcast * broadcast_operands(ins) +
+           std::max(row.min_cycles, row.cycles_per_elem * double(ins.free_elems));
 }
 
 double CostModel::engine_ns(const Instruction& ins) const {

@@ -3,8 +3,9 @@
 // (its estimates) and the SystemC engines (what they execute). No number lives here: every
 // figure comes from HwConfig.
 //
-//   engine instruction: cycles = fixed + max(min, per_elem * N) at the engine clock, N = free
-//                       elements per partition, from the most specific cost row matching the
+//   engine instruction: cycles = fixed + B * per_broadcast + max(min, per_elem * N) at the
+//                       engine clock, N = free elements per partition, B = per-partition scalar
+//                       operands read, from the most specific cost row matching the
 //                       instruction's cost key (engine, opcode, ALU ops, per-operand dtypes,
 //                       source/destination memory, broadcast operands, accumulate/readout)
 //                       — plus ACT's reduce-register costs.

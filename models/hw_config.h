@@ -57,8 +57,10 @@ struct EngineParams {
 };
 
 // One row of the instruction cost table:
-//   cycles = fixed_cycles + max(min_cycles, cycles_per_elem * N) (+ ACT reduce-register extras)
-// N is the free size (elements per partition). A row names its engine and opcode and may narrow
+//   cycles = fixed_cycles + B * cycles_per_broadcast + max(min_cycles, cycles_per_elem * N)
+//            (+ ACT reduce-register extras)
+// N is the free size (elements per partition), B the per-partition scalar operands the
+// instruction reads (scale/bias columns). A row names its engine and opcode and may narrow
 // its match by any subset of the other key dimensions below (unset = any); of the rows that
 // match an instruction, the one naming the most dimensions wins, the first of equals
 // (CostModel::entry).
@@ -79,6 +81,7 @@ struct CostEntry {
     double fixed_cycles = 0;
     double cycles_per_elem = 1;
     double min_cycles = 0;
+    double cycles_per_broadcast = 0;          // per per-partition scalar operand read
     std::string source;                       // public source; may be empty for an estimate
     bool estimate = false;                    // no public figure: cycles_per_elem is assumed
     std::optional<UncertaintyRange> uncertainty;  // of cycles_per_elem, for every estimate

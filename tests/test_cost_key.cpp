@@ -127,6 +127,43 @@ TEST_CASE("cost key: the number of broadcast per-partition operands selects the 
     CHECK(ns(hw, i) == Approx(390));
     i.scalar[1].column = sbuf(DType::fp32);
     CHECK(ns(hw, i) == Approx(480));
+
+    // M8's form: one row whose start-up grows by cycles_per_broadcast per operand read
+    CostEntry act = row(Engine::Act, Opcode::Activation, 1.0);
+    act.fixed_cycles = 200;
+    act.cycles_per_broadcast = 90;
+    const HwConfig hw2 = hw_with({act});
+    Instruction j = instr(Engine::Act, Opcode::Activation, {sbuf(DType::fp32)}, sbuf(DType::fp32));
+    CHECK(ns(hw2, j) == Approx(200 + 100));
+    j.scalar[1].column = sbuf(DType::fp32);
+    CHECK(ns(hw2, j) == Approx(200 + 90 + 100));
+    j.scalar[0].column = sbuf(DType::fp32);
+    CHECK(ns(hw2, j) == Approx(200 + 180 + 100));
+}
+
+TEST_CASE("the trn2 preset prices M8's instructions by per-operand dtype, PSUM source and broadcasts") {
+    const RunConfig c = load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml");
+    const CostModel cm(c.hw);
+    // Expected: the rows of configs/hw/trn2.yaml fitted to M8, N = 100, DVE at 0.96 GHz, ACT at 1.2 GHz.
+    // DVE tensor_copy bf16 -> fp32: its own row, (146.6 + 0.7712 N) cycles
+    CHECK(cm.engine_ns(instr(Engine::Dve, Opcode::TensorCopy, {sbuf(DType::bf16)}, sbuf(DType::fp32))) ==
+          Approx((146.6 + 77.12) / 0.96));
+    // fp32 -> fp32: the generic row, (147.4 + 0.5128 N)
+    CHECK(cm.engine_ns(instr(Engine::Dve, Opcode::TensorCopy, {sbuf(DType::fp32)}, sbuf(DType::fp32))) ==
+          Approx((147.4 + 51.28) / 0.96));
+    // bf16 -> bf16 SBUF to SBUF: the 4x row, (149.5 + 0.2583 N)
+    CHECK(cm.engine_ns(instr(Engine::Dve, Opcode::TensorCopy, {sbuf(DType::bf16)}, sbuf(DType::bf16))) ==
+          Approx((149.5 + 25.83) / 0.96));
+    // PSUM fp32 -> SBUF: the PSUM row, (149.8 + 1.0032 N)
+    CHECK(cm.engine_ns(instr(Engine::Dve, Opcode::TensorCopy, {psum(DType::fp32)}, sbuf(DType::fp32))) ==
+          Approx((149.8 + 100.32) / 0.96));
+    // ACT activation: 242.6 + 109.2 per broadcast + 1.0 N; from PSUM 194.2 + 114.4 per broadcast + 1.0433 N
+    Instruction a = instr(Engine::Act, Opcode::Activation, {sbuf(DType::fp32)}, sbuf(DType::fp32));
+    CHECK(cm.engine_ns(a) == Approx((242.6 + 100) / 1.2));
+    a.scalar[0].column = sbuf(DType::fp32);
+    CHECK(cm.engine_ns(a) == Approx((242.6 + 109.2 + 100) / 1.2));
+    a.srcs = {psum(DType::fp32)};
+    CHECK(cm.engine_ns(a) == Approx((194.2 + 114.4 + 104.33) / 1.2));
 }
 
 TEST_CASE("cost key: accumulate and readout select the row") {

@@ -73,6 +73,12 @@ Operand Builder::sbuf(uint32_t p0, uint32_t p1, uint64_t addr, uint64_t elems, D
     return sbuf_operand(0, p0, p1, addr, elems * uint64_t(dtype_size(dt)), dt);
 }
 
+Operand Builder::psum(uint32_t p0, uint32_t p1, uint64_t elems, DType dt) {
+    Operand o = sbuf(p0, p1, 0, elems, dt);
+    o.region.space = Space::Psum;
+    return o;
+}
+
 uint32_t Builder::append(Instruction in, const Operand& main, const char* what) {
     in.core = 0;
     in.partitions = main.region.rows();

@@ -28,6 +28,9 @@ public:
     uint64_t sbuf_alloc(uint64_t bytes, const std::string& what);
     uint64_t sbuf_free_bytes() const;
     static Operand sbuf(uint32_t p0, uint32_t p1, uint64_t addr, uint64_t elems, DType dt);
+    // Partitions [p0, p1) x `elems` elements from the start of PSUM (a calibration kernel holds
+    // at most one PSUM tile).
+    static Operand psum(uint32_t p0, uint32_t p1, uint64_t elems, DType dt);
 
     uint32_t dma(const Operand& src, const Operand& dst, DgeMode dge, uint16_t queue, const char* what);
     // Appends an instruction whose shape is that of `main`; returns its id.

@@ -19,6 +19,14 @@ inline uint32_t partitions_key(ConfigNode& s, const KernelTarget& t) {
 
 inline DType dtype_key(ConfigNode& s) { return *dtype_from_name(s.choice("dtype", {"bfloat16", "float32"})); }
 
+// The output's dtype, by default the input's.
+inline DType out_dtype_key(ConfigNode& s, DType input) {
+    return *dtype_from_name(s.choice("out_dtype", {"bfloat16", "float32"}, dtype_name(input)));
+}
+
+// Where the input tile lives: sbuf (loaded by DMA) or psum (left by a matmul, not loaded).
+inline Space src_key(ConfigNode& s) { return s.choice("src", {"sbuf", "psum"}, "sbuf") == "psum" ? Space::Psum : Space::Sbuf; }
+
 inline AluOp alu_key(ConfigNode& s, const std::vector<std::string>& allowed, const std::string& dflt) {
     const std::string a = s.choice("alu", allowed, dflt);
     for (AluOp op : {AluOp::add, AluOp::subtract, AluOp::mult, AluOp::max})

@@ -6,6 +6,7 @@
 
 #include "trace/dtype.h"
 #include "trace/instruction.h"
+#include "trace/region.h"
 
 namespace bnsim::cal {
 
@@ -26,13 +27,21 @@ struct DmaCopyParams {
     uint16_t queue = 0;
 };
 
-// One activation on ACT over a [partitions, free] tile loaded by DMA; with `reduce` it also
-// accumulates into ACT's reduce registers (reset first) and, with `readout`, reads them out
-// into a [partitions, 1] fp32 column. The output (and the read-out column) is stored back.
+// One instruction on ACT over a [partitions, free] tile: an activation, or ACT's tensor_copy
+// (M8). The input is loaded by DMA into SBUF, or lives in PSUM (`src: psum`: left there by a
+// matmul the kernel does not model, so nothing loads it). An activation may read `broadcasts`
+// per-partition operands, scale then bias, each a [partitions, 1] fp32 column loaded by DMA
+// (otherwise immediates 1 and 0); with `reduce` it also accumulates into ACT's reduce registers
+// (reset first) and, with `readout`, reads them out into a [partitions, 1] fp32 column. The
+// output (and the read-out column) is stored back.
 struct ActivationParams {
+    Opcode op = Opcode::Activation;  // Activation | TensorCopy
     uint32_t partitions = 128;
     uint64_t free = 1024;
-    DType dtype = DType::fp32;
+    DType dtype = DType::fp32;      // the input's
+    DType out_dtype = DType::fp32;  // the output's
+    Space src = Space::Sbuf;        // Sbuf | Psum
+    int broadcasts = 0;             // 0, 1 (scale) or 2 (scale and bias)
     ActFunc func = ActFunc::exp;
     bool reduce = false;
     bool readout = false;  // only with reduce
@@ -41,13 +50,16 @@ struct ActivationParams {
 enum class VectorOp : uint8_t { tensor_copy, tensor_tensor, tensor_scalar, tensor_reduce };
 const char* vector_op_name(VectorOp op);
 
-// One Vector-engine (DVE) instruction over [partitions, free] input tiles loaded by DMA.
-// tensor_reduce reduces the free axis into a [partitions, 1] column.
+// One Vector-engine (DVE) instruction over [partitions, free] input tiles loaded by DMA into
+// SBUF, or living in PSUM (`src: psum`, as ActivationParams). tensor_reduce reduces the free
+// axis into a [partitions, 1] column.
 struct VectorOpParams {
     VectorOp op = VectorOp::tensor_copy;
     uint32_t partitions = 128;
     uint64_t free = 1024;
-    DType dtype = DType::fp32;
+    DType dtype = DType::fp32;      // the inputs'
+    DType out_dtype = DType::fp32;  // the output's
+    Space src = Space::Sbuf;        // Sbuf | Psum
     AluOp alu = AluOp::add;  // unused by tensor_copy
 };
 

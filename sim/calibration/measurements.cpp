@@ -53,6 +53,18 @@ MeasurementSet load_measurements(const std::string& path) {
         m.config = config_path("config");
         if (r.has("baseline")) m.baseline = config_path("baseline");
         else r.raw("baseline");
+        if (r.has("set")) {
+            const YAML::Node sets = r.raw("set");
+            if (!sets.IsMap() || sets.size() == 0)
+                r.fail_at(sets, "set", "expected a mapping of run-config keys to values, e.g. {activation.free: 512}");
+            for (const auto& kv : sets) {
+                if (!kv.second.IsScalar())
+                    r.fail_at(kv.second, "set." + kv.first.as<std::string>(), "expected a single value");
+                m.sets.push_back(kv.first.as<std::string>() + "=" + kv.second.Scalar());
+            }
+        } else {
+            r.raw("set");
+        }
         m.metric = r.choice("metric", calibration_metrics());
         if (m.metric == "hw_parameter") {
             std::vector<std::string> names;
@@ -68,6 +80,7 @@ MeasurementSet load_measurements(const std::string& path) {
         m.source = r.text("source");
         if (m.source.size() < 8) r.fail_at(r.node()["source"], "source", "expected the document and what the figure is");
         m.third_party = r.boolean("third_party");
+        m.fitted = r.boolean("fitted", false);
         m.uncertainty = r.text("uncertainty");
         m.model_gap = r.text("model_gap", "");
         r.finish();

@@ -12,11 +12,17 @@ struct Measurement {
     std::string id;
     std::string config;                  // resolved path of the run config
     std::optional<std::string> baseline;  // resolved path: its metric is subtracted
+    // Run-config keys this row sets on its config (and baseline), as `--set key=value`, e.g.
+    // activation.free=512: one config serves the rows of a measurement at several widths.
+    std::vector<std::string> sets;
     std::string metric;
     std::string parameter;  // hw_parameter rows: dotted key of the hardware config
     double measured = 0;
     std::string source;
     bool third_party = false;
+    // The hardware config's cost rows were fitted to this figure, so the row checks the fit; a
+    // row that is not fitted is a prediction.
+    bool fitted = false;
     std::string uncertainty;
     // A known deficiency of the timing model (not of a parameter) that keeps this row outside
     // the tolerance, described precisely. The row still counts as outside.

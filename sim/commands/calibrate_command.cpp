@@ -86,13 +86,22 @@ bool selected(const Measurement& m, const std::vector<std::string>& only) {
     return false;
 }
 
-// Provenance of a calibration: every selected row's resolved config (with the --set overrides),
-// in order; a config that does not load enters by its path (its row reports the error).
-Provenance calibration_provenance(const MeasurementSet& set, const Overrides& overrides,
+// A row's --set arguments: its own `set:` keys first, the command line's after (so they win).
+std::vector<std::string> row_sets(const Measurement& m, const std::vector<std::string>& cli_sets) {
+    std::vector<std::string> all = m.sets;
+    all.insert(all.end(), cli_sets.begin(), cli_sets.end());
+    return all;
+}
+
+// Provenance of a calibration: every selected row's resolved config (with its and the command
+// line's --set overrides), in order; a config that does not load enters by its path (its row
+// reports the error).
+Provenance calibration_provenance(const MeasurementSet& set, const std::vector<std::string>& cli_sets,
                                   const std::vector<std::string>& only) {
     std::string all;
     for (const auto& m : set.rows) {
         if (!selected(m, only)) continue;
+        const Overrides overrides = parse_overrides(row_sets(m, cli_sets));
         for (const std::string* c : {&m.config, m.baseline ? &*m.baseline : nullptr}) {
             if (!c) continue;
             try {
@@ -107,11 +116,20 @@ Provenance calibration_provenance(const MeasurementSet& set, const Overrides& ov
 
 int calibrate(const CalibrateOptions& o) {
     const MeasurementSet set = load_measurements(o.measurements.empty() ? default_measurements() : o.measurements);
-    const Overrides overrides = parse_overrides(o.sets);
     // A bad --set is one config error up front (exit 2), not the same failure in every row.
-    std::set<std::string> checked;
-    for (const auto& m : set.rows)
-        if (selected(m, o.only) && checked.insert(m.config).second) load_run_config(m.config, overrides);
+    std::set<std::vector<std::string>> checked;
+    for (const auto& m : set.rows) {
+        if (!selected(m, o.only)) continue;
+        std::vector<std::string> key = row_sets(m, o.sets);
+        key.insert(key.begin(), m.config);
+        if (!checked.insert(key).second) continue;
+        try {
+            load_run_config(m.config, parse_overrides(row_sets(m, o.sets)));
+        } catch (const ConfigError& e) {
+            if (m.sets.empty()) throw;
+            throw ConfigError(set.file + ": row " + m.id + ": " + e.what());
+        }
+    }
     const std::string exe = self_executable();
     std::vector<CalibrationRow> rows;
     for (const auto& m : set.rows) {
@@ -119,11 +137,12 @@ int calibrate(const CalibrateOptions& o) {
         CalibrationRow row;
         row.m = m;
         try {
+            const std::vector<std::string> sets = row_sets(m, o.sets);
             if (m.metric == "hw_parameter") {
-                row.simulated = hw_params().at(m.parameter).get(load_run_config(m.config, overrides).hw);
+                row.simulated = hw_params().at(m.parameter).get(load_run_config(m.config, parse_overrides(sets)).hw);
             } else {
-                row.simulated = run_metric(exe, m.config, m.metric, o.sets, o.timeout_s);
-                if (m.baseline) row.simulated -= run_metric(exe, *m.baseline, m.metric, o.sets, o.timeout_s);
+                row.simulated = run_metric(exe, m.config, m.metric, sets, o.timeout_s);
+                if (m.baseline) row.simulated -= run_metric(exe, *m.baseline, m.metric, sets, o.timeout_s);
             }
             row.ran = true;
         } catch (const std::exception& e) {
@@ -134,7 +153,7 @@ int calibrate(const CalibrateOptions& o) {
     }
     if (rows.empty()) throw ConfigError("--only matched no measurement id");
     json report = calibration_json(set, rows);
-    const Provenance prov = calibration_provenance(set, overrides, o.only);
+    const Provenance prov = calibration_provenance(set, o.sets, o.only);
     report["provenance"] = prov.json();
     if (o.json) {
         std::cout << report.dump(2) << "\n";

@@ -215,6 +215,7 @@ std::vector<CostEntry> parse_costs(ConfigNode& hw) {
         e.fixed_cycles = row.real("fixed_cycles", 0, 1e7);
         e.cycles_per_elem = row.real("cycles_per_elem", 0, 1e4);
         e.min_cycles = row.real("min_cycles", 0, 1e7);
+        e.cycles_per_broadcast = row.real("cycles_per_broadcast", 0, 1e7, 0);
         parse_cost_provenance(row, e);
         row.finish();
         costs.push_back(e);

@@ -1,5 +1,6 @@
 // vector_op's registration: the `vector_op:` section of a run config, e.g.
-// `vector_op: {op: tensor_tensor, partitions: 128, free: 1024, dtype: float32, alu: add}`.
+// `vector_op: {op: tensor_tensor, partitions: 128, free: 1024, dtype: float32, alu: add}`;
+// optional keys out_dtype (default dtype) and src (sbuf | psum).
 #include "kernels/calibration/calibration.h"
 #include "kernels/calibration/config_keys.h"
 
@@ -13,6 +14,8 @@ std::any parse(ConfigNode& top, const KernelTarget& t) {
     p.partitions = partitions_key(s, t);
     p.free = uint64_t(s.integer("free", 1, kMaxFree));
     p.dtype = dtype_key(s);
+    p.out_dtype = out_dtype_key(s, p.dtype);
+    p.src = src_key(s);
     if (op == "tensor_copy") {
         p.op = VectorOp::tensor_copy;
         if (s.has("alu")) s.fail_at(s.node()["alu"], "alu", "tensor_copy takes no ALU operation");
