@@ -92,6 +92,20 @@ double CostModel::engine_ns(const Instruction& ins) const {
     }
 }
 
+double CostModel::engine_ns(const Instruction& ins, EngineState& state) const {
+    double ns = engine_ns(ins);
+    if (ins.opcode == Opcode::Activation) {
+        if (state.act_table && *state.act_table != ins.act_func) ns += hw_.act.table_switch_ns;
+        state.act_table = ins.act_func;
+    }
+    return ns;
+}
+
+double CostModel::semaphore_ns(const Instruction& producer, const Instruction& consumer) const {
+    if (producer.is_dma() || producer.opcode == Opcode::SendRecv || producer.engine == consumer.engine) return 0;
+    return hw_.semaphore.latency_ns;
+}
+
 bool CostModel::sendrecv_uses_gpsimd_path(const Instruction& ins) const {
     return ins.free_elems <= hw_.link.gpsimd_path_max_free_elems;
 }

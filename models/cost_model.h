@@ -12,6 +12,7 @@
 //   DMA:                the trigger here; the DMA's own timing (descriptors, queues, latencies) is
 //                       the DMA lifecycle's, models/dma_lifecycle.h.
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "models/hw_config.h"
@@ -40,6 +41,21 @@ public:
     //  when the DGE path is software/GpSimd (the Pool stream generates the descriptors itself);
     //  sendrecv: the trigger only (the transfer is the link's).
     double engine_ns(const Instruction& ins) const;
+
+    // What an engine's earlier instructions leave behind that prices its next one: the ACT
+    // function table loaded (none before the first activation).
+    struct EngineState {
+        std::optional<ActFunc> act_table;
+    };
+    // engine_ns(ins) plus what the engine's state adds (an activation whose function differs
+    // from the loaded table's pays act.table_switch_ns); updates the state. Callers that walk an
+    // engine's stream in execution order use this one.
+    double engine_ns(const Instruction& ins, EngineState& state) const;
+
+    // How long after `producer` finishes its result reaches `consumer` (a dependency):
+    // semaphore.latency_ns when the producer is an engine instruction (not a DMA, whose
+    // completion semaphore the DMA lifecycle prices, nor a sendrecv) on another engine; else 0.
+    double semaphore_ns(const Instruction& producer, const Instruction& consumer) const;
 
     // Transfer time of a sendrecv once both sides are ready (latency + bytes / bandwidth of the
     // path the transfer takes).

@@ -91,6 +91,17 @@ struct CostEntry {
 struct ActParams {
     double accumulate_extra_cycles = 0;  // activation with a reduce into the accumulator
     double read_accumulator_ns = 0;      // reading the reduce registers out
+    // Loading ACT's function table: paid by an activation whose function differs from the
+    // previous activation's on the same engine (the first activation's table is loaded before
+    // the kernel starts).
+    double table_switch_ns = 0;
+};
+
+// Cross-engine synchronisation: a compute-engine instruction's result reaches a dependent
+// instruction on another engine of its core (through a semaphore) this long after it finishes.
+// A DMA's completion semaphore is the DMA lifecycle's (dma.completion_ns).
+struct SemaphoreParams {
+    double latency_ns = 0;
 };
 
 struct LinkParams {
@@ -115,6 +126,7 @@ struct HwConfig {
     DmaParams dma;
     EngineParams engines[kNumEngines];
     ActParams act;
+    SemaphoreParams semaphore;
     std::vector<CostEntry> costs;
     LinkParams link;
     LaunchParams launch;

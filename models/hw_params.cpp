@@ -161,6 +161,8 @@ std::vector<HwParam> declare() {
         field("act.accumulate_extra_cycles", "cycles", K::real, 0, 1e6, &HwConfig::act,
               &ActParams::accumulate_extra_cycles),
         field("act.read_accumulator_ns", "ns", K::real, 0, 1e6, &HwConfig::act, &ActParams::read_accumulator_ns),
+        field("act.table_switch_ns", "ns", K::real, 0, 1e6, &HwConfig::act, &ActParams::table_switch_ns),
+        field("semaphore.latency_ns", "ns", K::real, 0, 1e6, &HwConfig::semaphore, &SemaphoreParams::latency_ns),
 
         field("link.latency_ns", "ns", K::real, 0, kMaxNs, &HwConfig::link, &LinkParams::latency_ns),
         field("link.bandwidth_gbps", "GB/s", K::real, 1e-3, 1e6, &HwConfig::link, &LinkParams::bandwidth_gbps),

@@ -1,5 +1,6 @@
 #include "models/instruction_engine.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/action_queue.h"
@@ -57,6 +58,13 @@ void InstructionEngine::step() {
         if (!sb_.deps_met(stream_[pos_])) return;
         state_ = State::Idle;
         break;
+    case State::WaitSemaphore:
+        if (now + kTimeEpsNs < semaphore_until_) {  // woken early: keep the semaphore's wake-up
+            ev_.notify(sc_core::sc_time(semaphore_until_ - now, sc_core::SC_NS));
+            return;
+        }
+        state_ = State::Idle;
+        break;
     case State::Idle:
         break;
     }
@@ -70,9 +78,19 @@ void InstructionEngine::step() {
         sb_.wait_deps(id, this);
         return;
     }
+    // A producer on another engine signals its semaphore some time after it finishes.
+    double visible = now;
+    for (uint32_t d : ins.deps)
+        visible = std::max(visible, sb_.record(d).end_ns + cost_.semaphore_ns(trace_.instructions()[d], ins));
+    if (now + kTimeEpsNs < visible) {
+        semaphore_until_ = visible;
+        state_ = State::WaitSemaphore;
+        ev_.notify(sc_core::sc_time(visible - now, sc_core::SC_NS));
+        return;
+    }
     r.ready_ns = now;
     wait_ns_ += now - r.head_ns;
-    const double dur = cost_.engine_ns(ins);
+    const double dur = cost_.engine_ns(ins, cost_state_);
     switch (ins.opcode) {
     case Opcode::DmaCopy:
         work_ = Work::Trigger;

@@ -45,7 +45,7 @@ public:
     const ActReduceRegisters& reduce_registers() const { return regs_; }
 
 private:
-    enum class State { Idle, WaitDeps, Busy, WaitFinish };
+    enum class State { Idle, WaitDeps, WaitSemaphore, Busy, WaitFinish };
     enum class Work { Compute, Trigger, Post };
     void step();
     void complete(double t);
@@ -65,6 +65,8 @@ private:
     State state_ = State::Idle;
     Work work_ = Work::Compute;
     double busy_until_ = 0;
+    double semaphore_until_ = 0;        // WaitSemaphore: when the head's inputs are visible
+    CostModel::EngineState cost_state_;  // e.g. the ACT function table loaded
     sc_core::sc_event ev_;
     double busy_ns_ = 0, wait_ns_ = 0;
     uint64_t executed_ = 0;

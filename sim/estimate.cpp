@@ -29,9 +29,7 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
         t.start_ns = sched.est_start[id];
         t.end_ns = sched.est_end[id];
         t.waited_on = sched.est_waited_on[id];
-        UnitStats& u = engines[in.core][size_t(in.engine)];
-        u.busy_ns += cost.engine_ns(in);
-        ++u.instructions;
+        ++engines[in.core][size_t(in.engine)].instructions;
         if (in.is_dma()) {
             const DmaTimes& d = sched.est_dma[id];
             t.start_ns = d.data_start;
@@ -49,6 +47,14 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
         }
         end = std::max(end, t.end_ns);
     }
+    // Busy time in each engine's execution order, so state-dependent costs (ACT table switches)
+    // count as the scheduler charged them.
+    for (int c = 0; c < trace.num_cores; ++c)
+        for (Engine e : kAllEngines) {
+            CostModel::EngineState state;
+            for (uint32_t id : sched.cores[size_t(c)][size_t(e)])
+                engines[size_t(c)][size_t(e)].busy_ns += cost.engine_ns(trace.instructions()[id], state);
+        }
     res.kernel_ns = end;
     res.latency_ns = end + hw.launch.fixed_ns;
     for (int c = 0; c < trace.num_cores; ++c) {

@@ -4,12 +4,14 @@
 // rows built here with a 1 GHz clock (cycles = ns) so each expected figure is per_elem x N.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_run.h"
 #include "models/cost_model.h"
 #include "sim/config/run_config.h"
 
@@ -237,4 +239,38 @@ TEST_CASE("the trn2 preset prices the kernel's op pairs by named estimate rows a
     }
     CHECK(dx);
     CHECK(priced == 396 - 183);  // every engine instruction of the seed trace, no DMA
+}
+
+TEST_CASE("bnsim run says how much of each engine's busy time estimated cost rows priced") {
+    const std::string cfg = std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml";
+    const auto r = bnsim::test::run_bnsim({"run", cfg, "--json"});
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& e = j.at("engines");
+    // DVE: the seed trace's 32 dx scalar_tensor_tensor (subtract->subtract, bf16, N = 4096), priced
+    // by the estimate row dve.stt.bf16.subtract_subtract: (154 + 1.0 x 4096) cycles at 0.96 GHz each.
+    CHECK(e.at("dve").at("estimated_busy_ns").get<double>() == Approx(32 * 4250 / 0.96).epsilon(1e-6));
+    // Sync: its 183 DMA triggers, dma.trigger_cycles = 64 (an estimate) at the estimated 1.2 GHz.
+    CHECK(e.at("sync").at("estimated_busy_ns").get<double>() == Approx(183 * 64 / 1.2).epsilon(1e-6));
+    CHECK(e.at("sync").at("estimated_share").get<double>() == Approx(1.0));
+    // ACT: every activation row is measured; only its function-table switches (act.table_switch_ns,
+    // an estimate of 1283 ns each) are estimated: a whole number of them, at least rsqrt -> copy.
+    const double switches = e.at("act").at("estimated_busy_ns").get<double>() / 1283.0;
+    CHECK(switches == Approx(std::round(switches)).margin(1e-6));
+    CHECK(switches >= 1);
+
+    // --set reaches an estimate row by its id; DVE's estimated time grows by 32 x 4096 / 0.96.
+    const auto hi = bnsim::test::run_bnsim(
+        {"run", cfg, "--json", "--set", "hardware.costs.dve.stt.bf16.subtract_subtract.cycles_per_elem=2.0"});
+    REQUIRE(hi.exit_code == 0);
+    const auto jh = nlohmann::json::parse(hi.out);
+    CHECK(jh.at("engines").at("dve").at("estimated_busy_ns").get<double>() ==
+          Approx(32 * (4250 + 4096) / 0.96).epsilon(1e-6));
+    // an unknown id or field is one clear error, exit 2
+    const auto bad = bnsim::test::run_bnsim({"run", cfg, "--set", "hardware.costs.no.such.row.cycles_per_elem=1"});
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("no cost row with id 'no.such.row'"));
+    const auto bad_field = bnsim::test::run_bnsim(
+        {"run", cfg, "--set", "hardware.costs.dve.stt.bf16.subtract_subtract.speed=1"});
+    CHECK(bad_field.exit_code == 2);
 }

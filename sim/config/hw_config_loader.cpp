@@ -165,7 +165,8 @@ void parse_cost_key(ConfigNode& row, CostEntry& e) {
 }
 
 // A cost row's provenance: a source, or estimate: true with the range of its cycles_per_elem.
-void parse_cost_provenance(ConfigNode& row, CostEntry& e) {
+// A --set of the row's cycles_per_elem (a sweep, a sensitivity end) may leave that range.
+void parse_cost_provenance(ConfigNode& row, CostEntry& e, bool per_elem_overridden) {
     e.source = row.text("source", "");
     e.estimate = row.boolean("estimate", false);
     e.note = row.text("note", "");
@@ -188,7 +189,7 @@ void parse_cost_provenance(ConfigNode& row, CostEntry& e) {
     r.hi = read_range_end(u, "high", per_elem, r.hi_reason);
     u.finish();
     if (r.lo > r.hi) u.fail_at(u.node(), "low", "the low end exceeds the high end");
-    if (e.cycles_per_elem < r.lo || e.cycles_per_elem > r.hi)
+    if (!per_elem_overridden && (e.cycles_per_elem < r.lo || e.cycles_per_elem > r.hi))
         row.fail_at(row.node()["cycles_per_elem"], "cycles_per_elem", "outside its own uncertainty range");
     e.uncertainty = r;
 }
@@ -216,7 +217,8 @@ std::vector<CostEntry> parse_costs(ConfigNode& hw) {
         e.cycles_per_elem = row.real("cycles_per_elem", 0, 1e4);
         e.min_cycles = row.real("min_cycles", 0, 1e7);
         e.cycles_per_broadcast = row.real("cycles_per_broadcast", 0, 1e7, 0);
-        parse_cost_provenance(row, e);
+        parse_cost_provenance(row, e,
+                              !e.id.empty() && overridden(*hw.source(), "hardware.costs." + e.id + ".cycles_per_elem"));
         row.finish();
         costs.push_back(e);
     }
@@ -260,11 +262,53 @@ HwConfig parse_hw_config(ConfigNode& hw) {
     return c;
 }
 
+namespace {
+
+// --set hardware.costs.<id>.<field>=v: one number of the cost row named <id> (ids may hold dots).
+void apply_cost_override(YAML::Node root, const std::string& key, const std::string& value, const std::string& origin) {
+    static const std::vector<std::string> fields = {"fixed_cycles", "cycles_per_elem", "min_cycles",
+                                                    "cycles_per_broadcast"};
+    const std::string rest = key.substr(std::string("costs.").size());
+    const auto dot = rest.rfind('.');
+    const std::string id = dot == std::string::npos ? rest : rest.substr(0, dot);
+    const std::string field = dot == std::string::npos ? "" : rest.substr(dot + 1);
+    if (std::find(fields.begin(), fields.end(), field) == fields.end())
+        throw ConfigError(origin + ": expected hardware.costs.<row id>.<fixed_cycles | cycles_per_elem | min_cycles | "
+                                   "cycles_per_broadcast>");
+    std::string ids;
+    const YAML::Node costs = root.IsMap() ? root["costs"] : YAML::Node();
+    if (costs && costs.IsSequence())
+        for (YAML::Node row : costs) {
+            if (!row.IsMap() || !row["id"] || !row["id"].IsScalar()) continue;
+            if (row["id"].Scalar() == id) {
+                double v = 0;
+                try {
+                    size_t used = 0;
+                    v = std::stod(value, &used);
+                    if (used != value.size()) throw std::invalid_argument(value);
+                } catch (const std::exception&) {
+                    throw ConfigError(origin + ": expected a number, got '" + value + "'");
+                }
+                row[field] = v;
+                return;
+            }
+            ids += (ids.empty() ? "" : ", ") + row["id"].Scalar();
+        }
+    throw ConfigError(origin + ": no cost row with id '" + id + "' (ids: " + (ids.empty() ? "none" : ids) + ")");
+}
+
+}  // namespace
+
 void apply_hw_overrides(YAML::Node root, const std::vector<std::pair<std::string, std::string>>& overrides,
                         ConfigSource& src) {
     const ParamTable& table = hw_params();
     for (const auto& [key, value] : overrides) {
         const std::string origin = "--set hardware." + key + "=" + value;
+        if (key.rfind("costs.", 0) == 0) {
+            apply_cost_override(root, key, value, origin);
+            src.overridden.insert("hardware." + key);
+            continue;
+        }
         const bool known = table.find(key) || table.is_group(key) || key == "name" || key == "costs";
         if (!known) {
             std::string hint;

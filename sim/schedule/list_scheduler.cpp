@@ -69,6 +69,7 @@ struct CoreScheduler {
             for (uint32_t d : ins[id].deps) adj[fill[d]++] = id;
 
         std::vector<EngineQ> q(kNumEngines);
+        std::vector<CostModel::EngineState> state(kNumEngines);
         const DmaLifecycle rule(hw);
         IdealDmaTimeline dma(rule);
         std::vector<double> dep_ready(ins.size(), 0.0);
@@ -108,7 +109,7 @@ struct CoreScheduler {
             eq.available.pop();
             const Instruction& in = ins[id];
             const double start = best_t;
-            const double occupy = cost.engine_ns(in);
+            const double occupy = cost.engine_ns(in, state[size_t(best)]);
             out.est_head[id] = eq.free_at;
             if (start > eq.free_at && last_dep[id] >= 0) out.est_waited_on[id] = last_dep[id];
             eq.free_at = start + occupy;
@@ -126,8 +127,9 @@ struct CoreScheduler {
             ++scheduled;
             for (uint32_t k = off[id]; k < off[id + 1]; ++k) {
                 const uint32_t d = adj[k];
-                if (result >= dep_ready[d]) last_dep[d] = id;
-                dep_ready[d] = std::max(dep_ready[d], result);
+                const double visible = result + cost.semaphore_ns(in, ins[d]);
+                if (visible >= dep_ready[d]) last_dep[d] = id;
+                dep_ready[d] = std::max(dep_ready[d], visible);
                 if (--indeg[d] == 0) q[size_t(ins[d].engine)].pending.push({dep_ready[d], d});
             }
         }
