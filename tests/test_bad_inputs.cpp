@@ -25,6 +25,18 @@
 using namespace bnsim;
 using namespace bnsim::test;
 
+// gcc says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+#define BNSIM_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BNSIM_TEST_UNDER_ASAN 1
+#endif
+#endif
+#ifndef BNSIM_TEST_UNDER_ASAN
+#define BNSIM_TEST_UNDER_ASAN 0
+#endif
+
 namespace {
 
 const std::string kHwPreset = std::string(BNSIM_SOURCE_DIR) + "/configs/hw/trn2.yaml";
@@ -104,7 +116,7 @@ void check_row(const std::function<Row(const std::string& dir)>& make) {
     CliOptions o;
     o.timeout_s = row.max_seconds;
     o.cwd = dir;
-#if !defined(__SANITIZE_ADDRESS__)
+#if !BNSIM_TEST_UNDER_ASAN  // ASan's shadow memory alone reserves terabytes of address space
     o.address_space_limit = uint64_t(2) << 30;
 #endif
     const CliResult r = run_bnsim(row.args, o);
