@@ -19,23 +19,12 @@
 #include <unistd.h>
 
 #include "cli_run.h"
+#include "under_asan.h"
 #include "test_util.h"
 #include "numerics/npy.h"
 
 using namespace bnsim;
 using namespace bnsim::test;
-
-// gcc says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
-#if defined(__SANITIZE_ADDRESS__)
-#define BNSIM_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define BNSIM_TEST_UNDER_ASAN 1
-#endif
-#endif
-#ifndef BNSIM_TEST_UNDER_ASAN
-#define BNSIM_TEST_UNDER_ASAN 0
-#endif
 
 namespace {
 

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "under_asan.h"
+
 namespace {
 
 struct ChildRun {
@@ -69,5 +71,7 @@ TEST_CASE("validate's memory estimate is within 10% of the measured peak memory 
     INFO("estimate " << estimate << " B, measured " << measured << " B (peak " << v.peak_kib << " KiB less "
                      << idle.peak_kib << " KiB)");
     CHECK(measured > 0.9 * estimate);
+#if !BNSIM_TEST_UNDER_ASAN  // ASan's shadow memory and quarantine add to the peak: only the lower bound holds
     CHECK(measured < 1.1 * estimate);
+#endif
 }
