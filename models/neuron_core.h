@@ -13,11 +13,11 @@
 #include "models/instruction_engine.h"
 #include "models/link.h"
 #include "models/sbuf.h"
+#include "trace/engine_streams.h"
 
 namespace bnsim {
 
 // Per-engine instruction streams of one core, in execution order.
-using CoreStreams = std::array<std::vector<uint32_t>, kNumEngines>;
 
 class NeuronCore : public sc_core::sc_module {
 public:

@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "models/execution_observer.h"
+#include "trace/execution_observer.h"
 #include "trace/trace.h"
 
 namespace bnsim {

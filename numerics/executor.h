@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/execution_observer.h"
+#include "trace/execution_observer.h"
 #include "numerics/device_memory.h"
 
 namespace bnsim::num {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "models/execution_observer.h"
+#include "trace/execution_observer.h"
 #include "trace/trace.h"
 
 namespace bnsim::num {

@@ -9,7 +9,7 @@
 // Plus a fan-out observer that forwards to several observers in order.
 #include <vector>
 
-#include "models/execution_observer.h"
+#include "trace/execution_observer.h"
 #include "trace/trace.h"
 
 namespace bnsim::num {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine: installs the Debian packages bnsim needs (only
 # those missing), builds, then runs the main job, the test suite or a check.
-#   bash scripts/setup.sh run       # install + build + bnsim run configs/default.yaml
-#   bash scripts/setup.sh test      # install + build + the whole test suite (ctest)
+#   bash scripts/setup.sh run       # install + build bnsim + bnsim run configs/default.yaml
+#   bash scripts/setup.sh test      # install + build bnsim and the tests + the whole test suite (ctest)
 #   bash scripts/setup.sh build     # install + build only
 #   bash scripts/setup.sh sanitize  # + clang: the test suite under ASan+UBSan (build-asan/)
 #   bash scripts/setup.sh fuzz [S]  # + clang: each libFuzzer target for S seconds (default 60)
@@ -45,7 +45,10 @@ case "$mode" in
     ;;
   *)
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >&2
-    cmake --build build -j "$jobs" >&2
+    # `run` builds only what bnsim needs; the test suite is built by `test` (and `build`).
+    target=()
+    [ "$mode" = run ] && target=(--target bnsim)
+    cmake --build build -j "$jobs" "${target[@]}" >&2
     ;;
 esac
 

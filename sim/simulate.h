@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "models/execution_observer.h"
+#include "trace/execution_observer.h"
 #include "models/hw_config.h"
-#include "sim/config/run_config.h"
+#include "sim/schedule/schedule_policy.h"
 #include "trace/trace.h"
 
 namespace bnsim {

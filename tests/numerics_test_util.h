@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "numerics/bn_validate.h"
+#include "kernels/batch_norm_bwd/numerics/validate.h"
 #include "numerics/runners.h"
 #include "sim/config/run_config.h"
 #include "sim/simulate.h"
@@ -16,11 +16,11 @@ inline RunConfig numerics_config(const Overrides& sets) {
     return load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml", sets);
 }
 
-inline num::ValidateOptions validate_options(const RunConfig& cfg) {
-    num::ValidateOptions vo;
+inline bn::ValidateOptions validate_options(const RunConfig& cfg) {
+    bn::ValidateOptions vo;
     vo.scale_bias_operand_bits = cfg.numerics.scale_bias_operand_bits.value_or(cfg.hw.numerics.scale_bias_operand_bits);
     vo.tolerance_scale = cfg.numerics.tolerance_scale;
-    vo.relu_kink = cfg.numerics.relu_kink;
+    vo.relu_kink = kernel_params<bn::Params>(cfg.kernel_params).relu_kink;
     vo.partitions = cfg.hw.sbuf.partitions;
     vo.sbuf_bytes_per_partition = cfg.hw.sbuf.usable_bytes_per_partition;
     return vo;
@@ -40,12 +40,13 @@ inline num::Runner timing_runner(const RunConfig& cfg) {
 }
 
 // Validates the default config with overrides; by default in the timing simulation's order.
-inline num::ValidateResult validate(const Overrides& sets, num::Runner run = nullptr) {
+inline bn::ValidateResult validate(const Overrides& sets, num::Runner run = nullptr) {
     RunConfig cfg = numerics_config(sets);
     GeneratedKernel k = cfg.generate();
-    num::BnInputs in = num::generate_inputs(kernel_params<bn::Params>(cfg.kernel_params), cfg.numerics.inputs);
+    const bn::Params& p = kernel_params<bn::Params>(cfg.kernel_params);
+    bn::BnInputs in = bn::generate_inputs(p, p.inputs);
     if (!run) run = timing_runner(cfg);
-    return num::validate_batch_norm_bwd(k.trace, kernel_params<bn::Params>(cfg.kernel_params), in, validate_options(cfg), run);
+    return bn::validate_batch_norm_bwd(k.trace, p, in, validate_options(cfg), run);
 }
 
 // A small shape: B x C x 16 x 16.

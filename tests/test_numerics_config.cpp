@@ -51,10 +51,11 @@ const std::string kSmall = " --set shape.B=2 --set shape.C=64 --set shape.H=8 --
 
 TEST_CASE("numerics config: defaults and every key", "[numerics][config]") {
     RunConfig d = test::numerics_config({});
+    const bn::Params& dp = kernel_params<bn::Params>(d.kernel_params);
     CHECK_FALSE(d.numerics.present);
-    CHECK(d.numerics.inputs.seed == 1);
-    CHECK(d.numerics.dyx_dtype == DType::fp32);
-    CHECK(d.numerics.intermediates_dtype == DType::bf16);
+    CHECK(dp.inputs.seed == 1);
+    CHECK(dp.dyx_dtype == DType::fp32);
+    CHECK(dp.compute_dtype == DType::bf16);
     CHECK_FALSE(d.numerics.scale_bias_operand_bits.has_value());
     CHECK(d.hw.numerics.scale_bias_operand_bits == 18);
 
@@ -71,17 +72,18 @@ numerics:
   memory_limit_bytes: 1000000000
 )");
     RunConfig c = load_run_config(f);
+    const bn::Params& cp = kernel_params<bn::Params>(c.kernel_params);
     CHECK(c.numerics.present);
-    CHECK(c.numerics.inputs.seed == 42);
-    CHECK(c.numerics.inputs.x_in.kind == num::Distribution::uniform);
-    CHECK(c.numerics.inputs.x_in.mean == 5.0);
-    CHECK(c.numerics.inputs.dy.kind == num::Distribution::normal);
-    CHECK(c.numerics.inputs.dy.spread == 2.0);
-    CHECK(c.numerics.inputs.gamma_hi == 1.1);
-    CHECK(c.numerics.inputs.beta_lo == -0.1);
+    CHECK(cp.inputs.seed == 42);
+    CHECK(cp.inputs.x_in.kind == num::Distribution::uniform);
+    CHECK(cp.inputs.x_in.mean == 5.0);
+    CHECK(cp.inputs.dy.kind == num::Distribution::normal);
+    CHECK(cp.inputs.dy.spread == 2.0);
+    CHECK(cp.inputs.gamma_hi == 1.1);
+    CHECK(cp.inputs.beta_lo == -0.1);
     CHECK(*c.numerics.scale_bias_operand_bits == 20);
     CHECK(c.numerics.tolerance_scale == 2.0);
-    CHECK(c.numerics.relu_kink == 1e-6);
+    CHECK(cp.relu_kink == 1e-6);
     CHECK(c.numerics.memory_limit_bytes == 1000000000u);
     // The kernel-side what-ifs reach the generator's parameters.
     CHECK(kernel_params<bn::Params>(c.kernel_params).dyx_dtype == DType::bf16);

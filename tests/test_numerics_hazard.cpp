@@ -5,6 +5,7 @@
 
 using namespace bnsim;
 using namespace bnsim::num;
+using namespace bnsim::bn;
 
 namespace {
 
@@ -38,7 +39,7 @@ TEST_CASE("hazard: dropping the WAR edge of tile i+interleave's load is caught",
     REQUIRE(!dropped.empty());  // the WAR edges: tile 0's dbeta accumulate, dy*x, direct_x
     load.deps = kept;
 
-    auto inputs = generate_inputs(kernel_params<bn::Params>(cfg.kernel_params), cfg.numerics.inputs);
+    auto inputs = generate_inputs(kernel_params<bn::Params>(cfg.kernel_params), kernel_params<bn::Params>(cfg.kernel_params).inputs);
     const ValidateOptions vo = test::validate_options(cfg);
 
     // In program order nothing races: the hazard is an ordering problem, not a data problem.

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "numerics/inputs.h"
+#include "kernels/batch_norm_bwd/numerics/inputs.h"
 
 using namespace bnsim;
 
@@ -20,13 +20,13 @@ TEST_CASE("generated inputs are bit-identical for 1, 2, 3 and 8 threads") {
     p.mask_supplied = true;
     for (DType dt : {DType::bf16, DType::fp32}) {
         p.dtype = dt;
-        num::InputSpec spec;
+        bn::InputSpec spec;
         spec.seed = 7;
         spec.dy.kind = num::Distribution::uniform;
-        const num::BnInputs one = num::generate_inputs(p, spec, 1);
+        const bn::BnInputs one = bn::generate_inputs(p, spec, 1);
         for (int threads : {2, 3, 8}) {
             INFO("threads " << threads << ", dtype " << dtype_name(dt));
-            const num::BnInputs many = num::generate_inputs(p, spec, threads);
+            const bn::BnInputs many = bn::generate_inputs(p, spec, threads);
             REQUIRE(many.x_in.size() == one.x_in.size());
             CHECK(same_bits(many.x_in.data(), one.x_in.data(), one.x_in.size()));
             CHECK(same_bits(many.dy.data(), one.dy.data(), one.dy.size()));

@@ -6,12 +6,13 @@
 #include <string>
 #include <unistd.h>
 
-#include "numerics/inputs.h"
+#include "kernels/batch_norm_bwd/numerics/inputs.h"
 #include "numerics/npy.h"
 #include "numerics_test_util.h"
 
 using namespace bnsim;
 using namespace bnsim::num;
+using namespace bnsim::bn;
 
 namespace {
 
@@ -106,7 +107,7 @@ TEST_CASE("npy: batch_norm_bwd inputs round trip and are checked against the run
     const std::string dir = temp_dir();
     RunConfig cfg = test::numerics_config(test::small(2, 3, {{"fuse_relu", "true"}, {"relu_mask", "supplied"}}));
     const bn::Params& p = kernel_params<bn::Params>(cfg.kernel_params);
-    BnInputs a = generate_inputs(p, cfg.numerics.inputs);
+    BnInputs a = generate_inputs(p, p.inputs);
     write_inputs(dir, a);
     BnInputs b = read_inputs(dir, p);
     CHECK(std::vector<float>(a.dy.begin(), a.dy.end()) == std::vector<float>(b.dy.begin(), b.dy.end()));

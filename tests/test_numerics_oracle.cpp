@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "numerics/oracle/oracle.h"
+#include "kernels/batch_norm_bwd/numerics/oracle.h"
 
 using namespace bnsim::oracle;
 

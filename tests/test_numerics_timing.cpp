@@ -5,13 +5,14 @@
 
 using namespace bnsim;
 using namespace bnsim::num;
+using namespace bnsim::bn;
 
 using test::timing_runner;
 
 TEST_CASE("timing order: batch-sharded LNC=2 kernel matches the oracle with no hazards", "[numerics][timing]") {
     RunConfig cfg = test::numerics_config(test::small(5, 64, {{"lnc", "2"}, {"fuse_relu", "true"}}));
     GeneratedKernel k = cfg.generate();
-    auto in = generate_inputs(kernel_params<bn::Params>(cfg.kernel_params), cfg.numerics.inputs);
+    auto in = generate_inputs(kernel_params<bn::Params>(cfg.kernel_params), kernel_params<bn::Params>(cfg.kernel_params).inputs);
     ValidateResult r = validate_batch_norm_bwd(k.trace, kernel_params<bn::Params>(cfg.kernel_params), in, test::validate_options(cfg), timing_runner(cfg));
     INFO((r.hazards.empty() ? "" : r.hazards[0].text));
     CHECK(r.hazards.empty());
@@ -44,7 +45,7 @@ TEST_CASE("timing order: a dropped WAR edge lets the scheduler overwrite a live 
         in.deps = kept;
     }
     REQUIRE(!changed.empty());
-    auto in = generate_inputs(kernel_params<bn::Params>(cfg.kernel_params), cfg.numerics.inputs);
+    auto in = generate_inputs(kernel_params<bn::Params>(cfg.kernel_params), kernel_params<bn::Params>(cfg.kernel_params).inputs);
     ValidateResult r = validate_batch_norm_bwd(t, kernel_params<bn::Params>(cfg.kernel_params), in, test::validate_options(cfg), timing_runner(cfg));
     REQUIRE_FALSE(r.hazards.empty());
     CHECK(r.hazards[0].kind == "WAR");

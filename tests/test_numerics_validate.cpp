@@ -6,6 +6,7 @@
 
 using namespace bnsim;
 using namespace bnsim::num;
+using namespace bnsim::bn;
 using test::small;
 using test::validate;
 

@@ -91,6 +91,7 @@ struct Tag {
     int16_t slot = -1;       // multibuffer slot, -1 if single buffered
     int16_t ctile = -1;      // channel tile
     const char* what = "";   // short role, e.g. "load dy", "dbeta readout"
+    uint16_t role = 0;       // the kernel's own role enum, for its numerics (0: none)
 };
 
 struct Instruction {

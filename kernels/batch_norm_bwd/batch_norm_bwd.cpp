@@ -382,8 +382,9 @@ private:
         tensor_reduce(L, sb(core, 0, c, group, uint64_t(L.shard.rep) * 4, DType::fp32), out, tag);
     }
 
-    static Tag tag(int phase, const char* what, int ct = -1, int unit = -1, int slot = -1) {
+    static Tag tag(int phase, const char* what, int ct = -1, int unit = -1, int slot = -1, Role role = kRoleNone) {
         Tag t;
+        t.role = role;
         t.phase = int8_t(phase);
         t.what = what;
         t.ctile = int16_t(ct);
@@ -432,23 +433,23 @@ private:
         const int s = u.walk % L.plan.interleave;
         const uint8_t core = uint8_t(L.shard.core);
         const uint32_t P = parts(L, u.ct);
-        auto tg = [&](const char* what) { return tag(1, what, u.ct, u.walk, s); };
+        auto tg = [&](const char* what, Role role = kRoleNone) { return tag(1, what, u.ct, u.walk, s, role); };
         const Operand dy = tile(L, u, L.dy[size_t(s)], p_.dtype);
         const Operand x = tile(L, u, L.x1[size_t(s)], p_.dtype);
         const Operand dxs = col(core, L.dxs, u.ct, P);
         const Operand direct_x = tile(L, u, L.direct_x[size_t(s)], p_.compute_dtype);
-        dma(L, hbm_tile(L, u, t_dy_), dy, DgeMode::hardware, kQueueDy, tg("load dy"));
+        dma(L, hbm_tile(L, u, t_dy_), dy, DgeMode::hardware, kQueueDy, tg("load dy", kRoleLoadDy));
         dma(L, hbm_tile(L, u, t_x_), x, DgeMode::hardware, kQueueX, tg("load x"));
         if (p_.uses_mask()) {
             const Operand mask = tile(L, u, L.relu[size_t(s)], p_.compute_dtype);
             // Casting uint8 -> bf16 cannot use the hardware DGE: software DGE on GpSimd.
             dma(L, hbm_tile(L, u, t_mask_), mask, DgeMode::software, kQueueMask, tg("load mask"));
-            tensor_tensor(L, AluOp::mult, dy, mask, dy, tg("dy*mask"));
+            tensor_tensor(L, AluOp::mult, dy, mask, dy, tg("dy*mask", kRoleApplyLoadedMask));
         } else if (p_.recomputes_mask()) {
             const Operand post_bn = tile(L, u, L.relu[size_t(s)], p_.compute_dtype);
             activation(L, ActFunc::copy, x, post_bn, colarg(dxs), colarg(col(core, L.true_beta, u.ct, P)),
                        tg("recompute post_bn"));
-            scalar_tensor_tensor(L, post_bn, AluOp::is_gt, imm(0.0f), AluOp::mult, dy, dy, tg("dy*(post_bn>0)"));
+            scalar_tensor_tensor(L, post_bn, AluOp::is_gt, imm(0.0f), AluOp::mult, dy, dy, tg("dy*(post_bn>0)", kRoleApplyRecomputedMask));
         }
         // dbeta: identity activation accumulating into ACT's reduce registers; the output
         // itself is thrown away into the direct_x slot that step 5 overwrites.

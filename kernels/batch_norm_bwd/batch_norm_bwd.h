@@ -18,6 +18,14 @@ enum Queue : uint16_t {
     kQueueColumns = 6,
 };
 
+// Roles of the instructions the kernel's numerics watch (Tag::role).
+enum Role : uint16_t {
+    kRoleNone = 0,
+    kRoleLoadDy = 1,               // the unit's dy tile load
+    kRoleApplyLoadedMask = 2,      // dy * (loaded mask)
+    kRoleApplyRecomputedMask = 3,  // dy * (recomputed post_bn > 0)
+};
+
 GeneratedKernel generate(const Params& params, const KernelTarget& target);
 
 }  // namespace bnsim::bn

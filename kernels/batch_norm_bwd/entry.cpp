@@ -2,6 +2,7 @@
 // explicit memory config at the top level of a run config), its trace generator, the decisions
 // it makes for itself and the summary fields it reports.
 #include "kernels/batch_norm_bwd/batch_norm_bwd.h"
+#include "kernels/batch_norm_bwd/numerics/numerics_entry.h"
 #include "kernels/kernel_entry.h"
 #include "configfile/config_node.h"
 
@@ -74,6 +75,7 @@ const KernelEntry& kernel_entry() {
             {"n_sp_tiles", "spatial tiles per (batch, channel tile)"},
             {"sharding", "how the logical core's physical cores split the work: none, channel, batch or redundant"},
         };
+        k.numerics = &numerics_entry();
         return k;
     }();
     return e;

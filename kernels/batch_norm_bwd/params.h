@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "numerics/random.h"
 #include "trace/dtype.h"
 
 namespace bnsim::bn {
@@ -43,6 +44,15 @@ struct MemoryChoice {
     std::optional<bool> direct_x_residency;  // the kernel's own choice: true
 };
 
+// How `bnsim validate` generates the kernel's inputs (the `numerics:` section's keys).
+struct InputSpec {
+    uint64_t seed = 1;
+    num::Distribution x_in{num::Distribution::normal, 0.0, 1.0};
+    num::Distribution dy{num::Distribution::normal, 0.0, 1.0};
+    double gamma_lo = 0.5, gamma_hi = 1.5;
+    double beta_lo = -0.5, beta_hi = 0.5;
+};
+
 struct Params {
     Shape shape;
     DType dtype = DType::bf16;
@@ -54,6 +64,9 @@ struct Params {
     // the per-element intermediates (direct_x, var_x, loaded mask, rebuilt post_bn).
     DType dyx_dtype = DType::fp32;
     DType compute_dtype = DType::bf16;
+    // Validation only (no effect on the trace): input generation and the ReLU kink band.
+    InputSpec inputs;
+    double relu_kink = 1e-5;  // |forward output| within which either mask value is valid
 
     bool uses_mask() const { return fuse_relu && mask_supplied; }
     bool recomputes_mask() const { return fuse_relu && !mask_supplied; }

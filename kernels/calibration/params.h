@@ -4,6 +4,7 @@
 // `kernel: dma_copy | activation | vector_op | vector_add` and a section of the same name.
 #include <cstdint>
 
+#include "numerics/random.h"
 #include "trace/dtype.h"
 #include "trace/instruction.h"
 #include "trace/region.h"
@@ -74,6 +75,10 @@ struct VectorAddParams {
     uint64_t free = 2;
     DType dtype = DType::fp32;
     Opcode op = Opcode::TensorTensor;  // TensorTensor | TensorScalar
+    // bnsim validate's inputs (`numerics: {seed, a: {distribution, mean, spread}, b: ...}`).
+    uint64_t seed = 1;
+    num::Distribution a{num::Distribution::normal, 0.0, 1.0};
+    num::Distribution b{num::Distribution::normal, 0.0, 1.0};
 };
 
 // DMA queues of the calibration kernels (one per tensor stream, as batch_norm_bwd does).

@@ -1,6 +1,6 @@
 // bnsim validate: run the kernel's trace on real data with the hardware's numerics, check the
-// execution for hazards, and compare dx, dgamma, dbeta with a float64 reference and an
-// independent float32 oracle. Exit status: 0 pass, 1 fail, 2 bad config or inputs.
+// execution for hazards, and compare its outputs with a float64 reference and an independent
+// oracle (the kernel's numerics entry). Exit status: 0 pass, 1 fail, 2 bad config or inputs.
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -8,9 +8,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
-#include "kernels/kernel_target.h"
-#include "numerics/bn_validate.h"
-#include "numerics/npy.h"
+#include "kernels/kernel_numerics.h"
 #include "numerics/runners.h"
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
@@ -45,6 +43,50 @@ void need_input_dir(const std::string& dir) {
         throw UsageError("--inputs '" + dir + "': not a directory; expected a directory of .npy files");
 }
 
+std::string numerics_kernels() {
+    std::string s;
+    for (const auto& n : kernel_names())
+        if (find_kernel(n)->numerics) s += (s.empty() ? "" : ", ") + n;
+    return s;
+}
+
+// Refuses up front what cannot fit in memory; returns the estimate.
+uint64_t check_memory(const RunConfig& cfg, const Trace& trace, const KernelTarget& target) {
+    const uint64_t need = cfg.entry->numerics->bytes_needed(cfg.kernel_params, trace, target);
+    const uint64_t limit = cfg.numerics.memory_limit_bytes ? cfg.numerics.memory_limit_bytes : mem_available_bytes();
+    if (limit && need > limit) {
+        std::ostringstream m;
+        m << cfg.kernel << ": validating needs about " << need << " bytes (" << gib(need) << ") of memory but only "
+          << limit << " (" << gib(limit) << ") are "
+          << (cfg.numerics.memory_limit_bytes ? "allowed by numerics.memory_limit_bytes" : "available")
+          << "; validate a smaller shape";
+        throw KernelError(m.str());
+    }
+    return need;
+}
+
+// The order the instructions run in, and its description.
+num::Runner runner_for(const std::string& order, const RunConfig& cfg, double& sim_latency_ns, std::string& text) {
+    if (order == "dataflow") {
+        text = "dataflow order (each instruction as soon as its recorded dependencies finish)";
+        return num::run_dataflow;
+    }
+    if (order == "sequential") {
+        text = "sequential program order per core (sendrecv pairs rendezvous)";
+        return num::run_sequential;
+    }
+    const HwConfig hw = cfg.hw;
+    const SchedulePolicy policy = cfg.schedule;
+    text = std::string("timing-simulation order (") + (policy == SchedulePolicy::list ? "list" : "program_order") +
+           " schedule)";
+    return [hw, policy, &sim_latency_ns](const Trace& t, ExecutionObserverIF& obs) {
+        SimOptions so;
+        so.policy = policy;
+        so.observer = &obs;
+        sim_latency_ns = simulate(hw, t, so).latency_ns;
+    };
+}
+
 }  // namespace
 
 void add_validate_command(CLI::App& app) {
@@ -74,98 +116,53 @@ void add_validate_command(CLI::App& app) {
         if (save_inputs_opt->count()) save_dir.emplace("--save-inputs", *save_inputs);
         if (inputs_opt->count()) need_input_dir(*inputs);
         RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
-        if (!std::any_cast<bn::Params>(&cfg.kernel_params))
-            throw ConfigError(opts->config + ": bnsim validate supports kernel: batch_norm_bwd (got " + cfg.kernel + ")");
-        const bn::Params& p = kernel_params<bn::Params>(cfg.kernel_params);
-
+        if (!cfg.entry->numerics)
+            throw ConfigError(opts->config + ": bnsim validate has no numerics for kernel " + cfg.kernel +
+                              " (it supports " + numerics_kernels() + ")");
+        const KernelTarget target = cfg.target();
+        // Generating the trace allocates no tensor data; it says which HBM tensors and SBUF images
+        // the execution allocates, which the memory check needs.
         GeneratedKernel k = cfg.generate();
-        // Refuse up front what cannot fit in memory (the trace says which HBM tensors and SBUF images
-        // the execution allocates; generating it allocates no tensor data).
-        const uint64_t bpp = cfg.hw.sbuf.usable_bytes_per_partition;
-        const int parts = cfg.hw.sbuf.partitions;
-        const uint64_t need = num::validate_bytes_needed(k.trace, p, parts, bpp);
-        const uint64_t limit = cfg.numerics.memory_limit_bytes ? cfg.numerics.memory_limit_bytes : mem_available_bytes();
-        if (limit && need > limit) {
-            std::ostringstream m;
-            m << "batch_norm_bwd: validating " << p.shape.elements() << " elements needs about " << need << " bytes ("
-              << gib(need) << ") of memory but only " << limit << " (" << gib(limit) << ") are "
-              << (cfg.numerics.memory_limit_bytes ? "allowed by numerics.memory_limit_bytes" : "available")
-              << "; validate a smaller shape";
-            throw KernelError(m.str());
-        }
+        const uint64_t need = check_memory(cfg, k.trace, target);
 
-        num::BnInputs in;
-        try {
-            in = inputs->empty() ? num::generate_inputs(p, cfg.numerics.inputs) : num::read_inputs(*inputs, p);
-            if (save_dir)
-                for (const auto& f : num::input_files(in)) save_dir->write(f.name, f.write);
-        } catch (const num::NpyError& e) {
-            throw KernelError(e.what());  // a user problem with the files: exit status 2
-        }
-
-        num::ValidateOptions vo;
-        vo.scale_bias_operand_bits =
+        ValidateRequest req;
+        req.trace = &k.trace;
+        req.params = &cfg.kernel_params;
+        req.target = target;
+        req.settings.scale_bias_operand_bits =
             cfg.numerics.scale_bias_operand_bits.value_or(cfg.hw.numerics.scale_bias_operand_bits);
-        vo.tolerance_scale = cfg.numerics.tolerance_scale;
-        vo.relu_kink = cfg.numerics.relu_kink;
-        vo.partitions = parts;
-        vo.sbuf_bytes_per_partition = bpp;
-        ValidateContext ctx;
-        num::Runner runner;
+        req.settings.tolerance_scale = cfg.numerics.tolerance_scale;
+        req.inputs_dir = *inputs;
+        auto sink = [](const std::optional<OutputDir>& dir) -> NpyFileSink {
+            if (!dir) return {};
+            return [&dir](const std::vector<num::NpyFile>& files) {
+                for (const auto& f : files) dir->write(f.name, f.write);
+            };
+        };
+        req.save_inputs = sink(save_dir);
+        req.write_outputs = sink(out_dir);
         double sim_latency_ns = 0;
-        if (*order == "timing") {
-            const HwConfig hw = cfg.hw;
-            const SchedulePolicy policy = cfg.schedule;
-            runner = [hw, policy, &sim_latency_ns](const Trace& t, ExecutionObserverIF& obs) {
-                SimOptions so;
-                so.policy = policy;
-                so.observer = &obs;
-                sim_latency_ns = simulate(hw, t, so).latency_ns;
-            };
-            ctx.order = std::string("timing-simulation order (") +
-                        (policy == SchedulePolicy::list ? "list" : "program_order") + " schedule)";
-        } else if (*order == "dataflow") {
-            runner = num::run_dataflow;
-            ctx.order = "dataflow order (each instruction as soon as its recorded dependencies finish)";
-        } else {
-            runner = num::run_sequential;
-            ctx.order = "sequential program order per core (sendrecv pairs rendezvous)";
-        }
-        num::ValidateResult r = num::validate_batch_norm_bwd(k.trace, p, in, vo, runner);
-        if (out_dir)
-            for (const auto& f : num::output_files(p, r)) out_dir->write(f.name, f.write);
-
-        ctx.inputs = in.source;
-        if (inputs->empty()) {
-            const auto& s = cfg.numerics.inputs;
-            auto dist = [](const num::Distribution& d) {
-                std::ostringstream o;
-                o << (d.kind == num::Distribution::normal ? "normal(" : "uniform(") << d.mean << ", " << d.spread << ")";
-                return o.str();
-            };
-            std::ostringstream o;
-            o << in.source << ": x_in " << dist(s.x_in) << ", dy " << dist(s.dy) << ", gamma U[" << s.gamma_lo << ", "
-              << s.gamma_hi << "], beta U[" << s.beta_lo << ", " << s.beta_hi << "]; statistics from x_in";
-            ctx.inputs = o.str();
-        }
+        std::string order_text;
+        req.run = runner_for(*order, cfg, sim_latency_ns, order_text);
+        KernelValidation v = cfg.entry->numerics->validate(req);
         if (sim_latency_ns > 0) {
             std::ostringstream o;
-            o << ctx.order << ", simulated latency " << sim_latency_ns / 1000.0 << " us";
-            ctx.order = o.str();
+            o << order_text << ", simulated latency " << sim_latency_ns / 1000.0 << " us";
+            order_text = o.str();
         }
-        ctx.operand_bits = vo.scale_bias_operand_bits;
-        ctx.memory_bytes_estimate = need;
-        auto report = validate_report_json(cfg, r, ctx);
+        const bool pass = v.result.pass;
+        const ValidateReport report = make_validate_report(cfg, order_text, need, std::move(v));
         const Provenance prov = provenance_of(cfg);
-        report["provenance"] = prov.json();
         if (opts->json) {
-            std::cout << report.dump(2) << "\n";
+            nlohmann::ordered_json j = validate_report_json(report);
+            j["provenance"] = prov.json();
+            std::cout << j.dump(2) << "\n";
         } else {
             print_validate_report(report, std::cout);
             std::cout << prov.line() << "\n";
         }
         std::cout.flush();
-        if (!r.pass) std::exit(1);
+        if (!pass) std::exit(1);
     });
 }
 

@@ -84,8 +84,7 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
     cfg.kernel = top.choice("kernel", kernel_names());
     cfg.entry = find_kernel(cfg.kernel);
     cfg.kernel_params = cfg.entry->parse(top, cfg.target());
-    cfg.numerics = parse_numerics_config(top);
-    apply_numerics_to_kernel(cfg);
+    cfg.numerics = parse_numerics_config(top, *cfg.entry, cfg.kernel_params);
     top.finish();
     cfg.resolved_json = "{\"config\":" + canonical_json(root) + ",\"hardware\":" + canonical_json(hw_root) + "}";
     return cfg;

@@ -8,10 +8,9 @@
 #include "kernels/kernel_entry.h"
 #include "models/hw_config.h"
 #include "sim/config/numerics_config.h"
+#include "sim/schedule/schedule_policy.h"
 
 namespace bnsim {
-
-enum class SchedulePolicy { list, program_order };
 
 struct RunConfig {
     std::string file;

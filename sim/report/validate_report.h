@@ -1,26 +1,29 @@
 #pragma once
-// What `bnsim validate` reports: per output (dx, dgamma, dbeta) the errors of the emulated kernel
-// and of the float32 oracle against the float64 reference, the tolerances and pass/fail, the ReLU
-// mask flips, and the hazards of the execution.
+// What `bnsim validate` reports: per output the errors of the emulated kernel and of the
+// independent oracle against the float64 reference, the tolerances and pass/fail, the hazards
+// of the execution, and the kernel's own sections (shape, precision, mask checks...). Built as
+// a struct, printed as JSON or text from it.
 #include <iosfwd>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "numerics/bn_validate.h"
+#include "kernels/kernel_numerics.h"
 #include "sim/config/run_config.h"
 
 namespace bnsim {
 
-struct ValidateContext {
-    std::string order;         // how the instructions were ordered (timing simulation, sequential...)
-    std::string inputs;        // where the inputs came from
-    int operand_bits = 0;      // the scale/bias operand precision used
+struct ValidateReport {
+    std::string kernel, config, hardware;
+    int lnc = 1;
+    std::string order;  // how the instructions were ordered (timing simulation, sequential...)
     uint64_t memory_bytes_estimate = 0;
+    KernelValidation validation;  // the result, where the inputs came from, the kernel's sections
 };
 
-nlohmann::ordered_json validate_report_json(const RunConfig& cfg, const num::ValidateResult& r,
-                                            const ValidateContext& ctx);
-void print_validate_report(const nlohmann::ordered_json& report, std::ostream& out);
+ValidateReport make_validate_report(const RunConfig& cfg, std::string order, uint64_t memory_bytes_estimate,
+                                    KernelValidation v);
+nlohmann::ordered_json validate_report_json(const ValidateReport& r);
+void print_validate_report(const ValidateReport& r, std::ostream& out);
 
 }  // namespace bnsim

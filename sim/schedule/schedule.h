@@ -12,8 +12,8 @@
 
 #include "models/cost_model.h"
 #include "models/dma_lifecycle.h"
-#include "models/neuron_core.h"
-#include "sim/config/run_config.h"
+#include "sim/schedule/schedule_policy.h"
+#include "trace/engine_streams.h"
 #include "trace/trace.h"
 
 namespace bnsim {

@@ -2,6 +2,7 @@
 // `vector_add: {n: 25600, partitions: 128, free: 2, dtype: float32, op: tensor_tensor}`.
 #include "kernels/calibration/calibration.h"
 #include "kernels/calibration/config_keys.h"
+#include "kernels/calibration/vector_add/numerics.h"
 
 namespace bnsim::cal {
 namespace {
@@ -37,6 +38,7 @@ const KernelEntry& vector_add_entry() {
             return generate_vector_add(kernel_params<VectorAddParams>(p), t);
         };
         k.summary_fields = calibration_summary_fields();
+        k.numerics = &vector_add_numerics();
         return k;
     }();
     return e;

@@ -1,6 +1,6 @@
 #pragma once
 // The oracle: batch norm backward straight from torch's formula, written independently of the
-// trace executor (this folder includes nothing from the rest of bnsim and shares no code with
+// trace executor (these two files include nothing from the rest of bnsim and share no code with
 // it), in two precisions:
 //   - torch_float32: the formula evaluated in float32 as an eager framework would (float32
 //     elementwise math, pairwise float32 reductions), including its own float32 recomputation

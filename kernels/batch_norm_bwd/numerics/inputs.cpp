@@ -1,84 +1,18 @@
-#include "numerics/inputs.h"
+#include "kernels/batch_norm_bwd/numerics/inputs.h"
 
 #include <cmath>
 #include <sys/stat.h>
 
-#include "numerics/bf16.h"
 #include "numerics/npy.h"
 #include "numerics/parallel.h"
+#include "numerics/random.h"
 
-namespace bnsim::num {
+namespace bnsim::bn {
+
+using namespace num;
 namespace {
 
-uint64_t splitmix64(uint64_t& s) {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-// xoshiro256** (public-domain algorithm by Blackman and Vigna), seeded through splitmix64.
-class Rng {
-public:
-    explicit Rng(uint64_t seed) {
-        for (auto& w : s_) w = splitmix64(seed);
-    }
-    uint64_t next() {
-        const uint64_t r = rotl(s_[1] * 5, 7) * 9;
-        const uint64_t t = s_[1] << 17;
-        s_[2] ^= s_[0];
-        s_[3] ^= s_[1];
-        s_[1] ^= s_[2];
-        s_[0] ^= s_[3];
-        s_[2] ^= t;
-        s_[3] = rotl(s_[3], 45);
-        return r;
-    }
-    double uniform() { return double(next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
-    double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-
-private:
-    uint64_t s_[4];
-    static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-};
-
-// Marsaglia's polar method: two normals per accepted pair.
-void fill_normal(Rng& r, const Distribution& d, float* v, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        double a, b, q;
-        do {
-            a = 2.0 * r.uniform() - 1.0;
-            b = 2.0 * r.uniform() - 1.0;
-            q = a * a + b * b;
-        } while (q >= 1.0 || q == 0.0);
-        const double f = std::sqrt(-2.0 * std::log(q) / q);
-        v[i++] = float(d.mean + d.spread * a * f);
-        if (i < n) v[i++] = float(d.mean + d.spread * b * f);
-    }
-}
-
-// Fills v from the distribution, rounded to dt, in independent chunks, each with its own stream
-// derived from (seed, salt, chunk): the values do not depend on how the chunks are spread over
-// threads.
-void fill(BigVector<float>& v, const Distribution& d, uint64_t seed, uint64_t salt, DType dt, int threads) {
-    constexpr size_t kChunk = size_t(1) << 16;
-    parallel_for((v.size() + kChunk - 1) / kChunk, threads, [&](size_t chunk) {
-        const size_t c0 = chunk * kChunk;
-        uint64_t k = seed * 0x100000001b3ull ^ (salt << 48) ^ chunk;
-        Rng r(splitmix64(k));
-        const size_t c1 = std::min(v.size(), c0 + kChunk);
-        if (d.kind == Distribution::uniform) {
-            for (size_t i = c0; i < c1; ++i) v[i] = float(d.mean + d.spread * (2.0 * r.uniform() - 1.0));
-        } else {
-            fill_normal(r, d, v.data() + c0, c1 - c0);
-        }
-        if (dt == DType::bf16)
-            for (size_t i = c0; i < c1; ++i) v[i] = round_bf16(v[i]);
-    });
-}
-
-std::vector<int64_t> full_shape(const bn::Shape& s) { return {s.B, s.C, s.D, s.H, s.W}; }
+std::vector<int64_t> full_shape(const Shape& s) { return {s.B, s.C, s.D, s.H, s.W}; }
 
 // Per channel, in the same order as a batch-outer loop would add them (so any thread count gives
 // the same bits): the sum over b of each row's sum, then likewise the squared deviations.
@@ -119,17 +53,12 @@ void require_finite(const std::string& path, const float* v, size_t n) {
 
 }  // namespace
 
-void round_to_dtype(BigVector<float>& v, DType dt) {
-    if (dt != DType::bf16) return;
-    for (float& x : v) x = round_bf16(x);
-}
-
-uint64_t input_bytes(const bn::Params& p) {
+uint64_t input_bytes(const Params& p) {
     const uint64_t n = uint64_t(p.shape.elements());
     return n * 8 + (p.uses_mask() ? n : 0) + uint64_t(p.shape.C) * 16;
 }
 
-BnInputs generate_inputs(const bn::Params& p, const InputSpec& spec, int threads) {
+BnInputs generate_inputs(const Params& p, const InputSpec& spec, int threads) {
     BnInputs in;
     in.shape = p.shape;
     in.dtype = p.dtype;
@@ -162,7 +91,7 @@ BnInputs generate_inputs(const bn::Params& p, const InputSpec& spec, int threads
     return in;
 }
 
-BnInputs read_inputs(const std::string& dir, const bn::Params& p) {
+BnInputs read_inputs(const std::string& dir, const Params& p) {
     BnInputs in;
     in.shape = p.shape;
     in.dtype = p.dtype;
@@ -248,4 +177,4 @@ std::vector<NpyFile> input_files(const BnInputs& in) {
     return files;
 }
 
-}  // namespace bnsim::num
+}  // namespace bnsim::bn

@@ -1,4 +1,4 @@
-#include "numerics/oracle/oracle.h"
+#include "kernels/batch_norm_bwd/numerics/oracle.h"
 
 #include <cmath>
 

@@ -1,0 +1,52 @@
+#include "numerics/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bnsim::num {
+
+void ErrorAccumulator::add(double y, double r) {
+    const double e = std::fabs(y - r);
+    if (!(e <= max_abs)) max_abs = e;  // NaN propagates
+    sq_err += e * e;
+    sq_ref += r * r;
+    max_ref = std::max(max_ref, std::fabs(r));
+}
+
+ErrorMetrics ErrorAccumulator::metrics(double max_rel_err) const {
+    ErrorMetrics m;
+    m.max_abs_err = max_abs;
+    m.rel_l2_err = sq_ref > 0 ? std::sqrt(sq_err / sq_ref) : std::sqrt(sq_err);
+    m.max_abs_ref = max_ref;
+    m.max_rel_err = max_rel_err;
+    return m;
+}
+
+ErrorMetrics error_metrics(const std::vector<float>& y, const std::vector<double>& ref) {
+    ErrorAccumulator a;
+    for (size_t c = 0; c < y.size(); ++c) a.add(y[c], ref[c]);
+    const double floor = 1e-3 * a.max_ref;
+    double mr = 0;
+    for (size_t c = 0; c < y.size(); ++c)
+        if (std::fabs(ref[c]) >= floor && std::fabs(ref[c]) > 0)
+            mr = std::max(mr, std::fabs(double(y[c]) - ref[c]) / std::fabs(ref[c]));
+    return a.metrics(mr);
+}
+
+double rel_l2(const std::vector<float>& a, const std::vector<float>& b) {
+    double se = 0, sr = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double d = double(a[i]) - double(b[i]);
+        se += d * d;
+        sr += double(b[i]) * double(b[i]);
+    }
+    return sr > 0 ? std::sqrt(se / sr) : std::sqrt(se);
+}
+
+void judge(OutputCheck& o) {
+    if (std::isnan(o.kernel.max_abs_err)) o.kernel_err_over_tol = INFINITY;
+    o.kernel_pass = o.kernel_err_over_tol <= 1.0;
+    o.oracle_pass = o.oracle_err_over_tol <= 1.0;
+}
+
+}  // namespace bnsim::num

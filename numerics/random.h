@@ -1,0 +1,41 @@
+#pragma once
+// Reproducible random inputs: values drawn from a distribution by a seeded generator, in chunks
+// with their own streams so the values do not depend on how the work is split; and rounding
+// to the dtype a kernel reads them in.
+#include <cstdint>
+
+#include "numerics/buffer.h"
+#include "trace/dtype.h"
+
+namespace bnsim::num {
+
+struct Distribution {
+    enum Kind { normal, uniform } kind = normal;
+    double mean = 0.0;
+    double spread = 1.0;  // normal: standard deviation; uniform: half-width around the mean
+};
+
+uint64_t splitmix64(uint64_t& s);
+
+// xoshiro256** (public-domain algorithm by Blackman and Vigna), seeded through splitmix64.
+class Rng {
+public:
+    explicit Rng(uint64_t seed);
+    uint64_t next();
+    double uniform() { return double(next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
+    double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+
+private:
+    uint64_t s_[4];
+};
+
+// Fills v from the distribution, rounded to dt; (seed, salt) pick the stream, so two tensors
+// drawn with the same seed and different salts are independent. Independent chunks, each with its
+// own stream derived from (seed, salt, chunk), run on `threads` threads (0: one per hardware
+// thread): the values do not depend on the thread count.
+void fill(BigVector<float>& v, const Distribution& d, uint64_t seed, uint64_t salt, DType dt, int threads = 0);
+
+// Rounds to the dtype (bf16 by round-to-nearest-even; fp32 unchanged).
+void round_to_dtype(BigVector<float>& v, DType dt);
+
+}  // namespace bnsim::num

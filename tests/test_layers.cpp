@@ -1,0 +1,78 @@
+// The layers, checked on the sources: trace/ includes nothing of the project outside trace/;
+// models/ and numerics/ include only the trace (and themselves); kernels/ never include the
+// models or the driver; and sim/, models/, trace/, numerics/ name no kernel. The CMake
+// libraries enforce the same directions at build time (each links only the layers below it).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kRoot = BNSIM_SOURCE_DIR;
+
+struct Include {
+    std::string file, target;
+};
+
+std::vector<Include> project_includes(const std::string& layer) {
+    std::vector<Include> out;
+    const std::regex inc(R"(^\s*#\s*include\s*"([^"]+)\")");
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / layer)) {
+        if (!e.is_regular_file()) continue;
+        const std::string ext = e.path().extension().string();
+        if (ext != ".h" && ext != ".cpp") continue;
+        std::ifstream f(e.path());
+        std::string line;
+        std::smatch m;
+        while (std::getline(f, line))
+            if (std::regex_search(line, m, inc)) out.push_back({fs::relative(e.path(), kRoot).string(), m[1]});
+    }
+    return out;
+}
+
+std::string top_folder(const std::string& path) { return path.substr(0, path.find('/')); }
+
+// Every include of `layer` goes to one of the allowed top-level folders.
+void check_layer(const std::string& layer, const std::set<std::string>& allowed) {
+    const auto incs = project_includes(layer);
+    CHECK(!incs.empty());
+    for (const auto& i : incs) {
+        INFO(i.file << " includes " << i.target);
+        CHECK(allowed.count(top_folder(i.target)) == 1);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("layers: trace includes only itself") { check_layer("trace", {"trace"}); }
+
+TEST_CASE("layers: numerics includes only the trace") { check_layer("numerics", {"numerics", "trace"}); }
+
+TEST_CASE("layers: models include only the trace") { check_layer("models", {"models", "trace"}); }
+
+TEST_CASE("layers: kernels include neither the models nor the driver") {
+    check_layer("kernels", {"kernels", "trace", "numerics", "configfile"});
+}
+
+TEST_CASE("layers: the generic layers name no kernel") {
+    const std::regex kernel_name(R"(batch_norm|bn::)");
+    for (const char* layer : {"sim", "models", "trace", "numerics"})
+        for (const auto& e : fs::recursive_directory_iterator(kRoot / layer)) {
+            if (!e.is_regular_file()) continue;
+            std::ifstream f(e.path());
+            std::string line;
+            int n = 0;
+            while (std::getline(f, line)) {
+                ++n;
+                INFO(e.path().string() << ":" << n << ": " << line);
+                CHECK_FALSE(std::regex_search(line, kernel_name));
+            }
+        }
+}
