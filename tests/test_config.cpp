@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "kernels/batch_norm_bwd/params.h"
 #include "configfile/config_error.h"
 #include "sim/config/run_config.h"
 #include "sim/simulate.h"

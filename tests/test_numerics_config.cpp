@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/batch_norm_bwd/params.h"
+#include "sim/config/run_config.h"
 #include "numerics/npy.h"
 #include "numerics_test_util.h"
 

@@ -1,6 +1,8 @@
 // Dropping one dependency edge: the hazard checker names the race and the result goes wrong.
 #include <catch2/catch.hpp>
 
+#include "kernels/batch_norm_bwd/params.h"
+#include "sim/config/run_config.h"
 #include "numerics_test_util.h"
 
 using namespace bnsim;

@@ -6,6 +6,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "sim/config/run_config.h"
 #include "kernels/batch_norm_bwd/numerics/inputs.h"
 #include "numerics/npy.h"
 #include "numerics_test_util.h"

@@ -1,6 +1,8 @@
 // Numerics in the order the timing simulation runs the instructions (SimOptions::observer).
 #include <catch2/catch.hpp>
 
+#include "kernels/batch_norm_bwd/params.h"
+#include "sim/config/run_config.h"
 #include "numerics_test_util.h"
 
 using namespace bnsim;

@@ -2,6 +2,7 @@
 // order the timing simulation runs the instructions unless a test says otherwise.
 #include <catch2/catch.hpp>
 
+#include "sim/config/run_config.h"
 #include "numerics_test_util.h"
 
 using namespace bnsim;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "models/hw_params.h"
+#include "sim/config/run_config.h"
 #include "sim/calibration/measurements.h"
 #include "sim/calibration/metrics.h"
 #include "sim/calibration/subprocess.h"

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <optional>
 
+#include "sim/config/run_config.h"
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
 #include "configfile/config_error.h"

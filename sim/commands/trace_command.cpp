@@ -2,6 +2,7 @@
 #include <iostream>
 #include <optional>
 
+#include "sim/config/run_config.h"
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
 #include "sim/report/provenance.h"

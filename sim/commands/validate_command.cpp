@@ -8,6 +8,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include "sim/config/run_config.h"
 #include "kernels/kernel_numerics.h"
 #include "numerics/runners.h"
 #include "sim/commands/command.h"

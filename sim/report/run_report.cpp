@@ -1,3 +1,4 @@
+#include "sim/config/run_config.h"
 #include "sim/report/run_report.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+#include "sim/config/run_config.h"
 #include "sim/report/trace_report.h"
 
 #include <iomanip>

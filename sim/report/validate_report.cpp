@@ -1,3 +1,4 @@
+#include "sim/config/run_config.h"
 #include "sim/report/validate_report.h"
 
 #include <cstdio>
