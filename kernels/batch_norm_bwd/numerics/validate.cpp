@@ -282,7 +282,7 @@ uint64_t validate_bytes_needed(const Trace& trace, const Params& p, int partitio
 ValidateResult validate_batch_norm_bwd(const Trace& trace, const Params& p, const BnInputs& in,
                                        const ValidateOptions& opts, const num::Runner& run) {
     ValidateResult res;
-    Laps lap{res};
+    Laps lap{res, {}};
     std::vector<uint8_t> applied = run_emulated(trace, p, in, opts, run, res, lap);
 
     const oracle::Problem pr = oracle_problem(p, in);
