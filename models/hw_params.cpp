@@ -63,36 +63,18 @@ const HwParam& ParamTable::at(const std::string& name) const {
     throw std::out_of_range("unknown hardware parameter '" + name + "'");
 }
 
+std::vector<std::string> ParamTable::names() const {
+    std::vector<std::string> out;
+    for (const auto& p : params_) out.push_back(p.name);
+    return out;
+}
+
 bool ParamTable::is_group(const std::string& prefix) const {
     for (const auto& p : params_)
         if (p.name.size() > prefix.size() && p.name.compare(0, prefix.size(), prefix) == 0 &&
             p.name[prefix.size()] == '.')
             return true;
     return false;
-}
-
-static size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
-
-std::vector<std::string> ParamTable::closest(const std::string& name, size_t n) const {
-    std::vector<std::pair<size_t, std::string>> d;
-    for (const auto& p : params_) d.emplace_back(edit_distance(name, p.name), p.name);
-    std::stable_sort(d.begin(), d.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::string> out;
-    for (size_t i = 0; i < d.size() && i < n; ++i) out.push_back(d[i].second);
-    return out;
 }
 
 namespace {

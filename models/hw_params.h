@@ -65,8 +65,7 @@ public:
     const HwParam& at(const std::string& name) const;    // throws std::out_of_range naming it
     // Whether `prefix` is a group of parameters ("dma", "engines.act"), not a parameter itself.
     bool is_group(const std::string& prefix) const;
-    // The declared names closest to a misspelt one (for "did you mean" in errors), best first.
-    std::vector<std::string> closest(const std::string& name, size_t n = 3) const;
+    std::vector<std::string> names() const;  // declared names, in table order
 
 private:
     std::vector<HwParam> params_;

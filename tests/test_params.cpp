@@ -15,6 +15,7 @@
 
 #include "models/hw_params.h"
 #include "configfile/config_error.h"
+#include "sim/config/closest_names.h"
 #include "sim/config/run_config.h"
 #include "cli_run.h"
 #include "test_util.h"
@@ -116,7 +117,7 @@ TEST_CASE("the table reads and writes the HwConfig field it names") {
     CHECK(t.is_group("dma"));
     CHECK(t.is_group("engines.act"));
     CHECK_FALSE(t.is_group("dma.issue_ns"));
-    CHECK(t.closest("dma.isue_ns").front() == "dma.issue_ns");
+    CHECK(closest_names("dma.isue_ns", t.names(), 3).front() == "dma.issue_ns");
     CHECK(t.at("dma.issue_ns").kind == ParamKind::real);
     CHECK(t.at("sbuf.partitions").kind == ParamKind::integer);
     CHECK(t.at("dma.merge_contiguous_rows").kind == ParamKind::boolean);

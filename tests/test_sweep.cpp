@@ -17,18 +17,14 @@
 #include "sim/calibration/subprocess.h"
 #include "sim/sweep/sweep_spec.h"
 #include "sim/sweep/worker_pool.h"
+#include "test_util.h"
 
 using namespace bnsim;
+using bnsim::test::slurp;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
 
 std::vector<std::string> lines(const std::string& s) {
     std::vector<std::string> out;

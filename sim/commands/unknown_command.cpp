@@ -3,25 +3,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "sim/config/closest_names.h"
+
 namespace bnsim {
-namespace {
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
-
-}  // namespace
 
 std::optional<std::string> unknown_command_error(const CLI::App& app, int argc, const char* const* argv) {
     std::vector<std::string> names;

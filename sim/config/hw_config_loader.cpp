@@ -5,6 +5,7 @@
 #include <map>
 
 #include "models/hw_params.h"
+#include "sim/config/closest_names.h"
 
 namespace bnsim {
 
@@ -59,6 +60,18 @@ double read_range_end(ConfigNode& u, const std::string& end, const HwParam& p, s
     return v;
 }
 
+// An estimate's `uncertainty: {low: {value, why}, high: {value, why}}` under `owner`, each end
+// read as p's kind and range.
+UncertaintyRange read_uncertainty(ConfigNode& owner, const HwParam& p) {
+    ConfigNode u = owner.child("uncertainty");
+    UncertaintyRange r;
+    r.lo = read_range_end(u, "low", p, r.lo_reason);
+    r.hi = read_range_end(u, "high", p, r.hi_reason);
+    u.finish();
+    if (r.lo > r.hi) u.fail_at(u.node(), "low", "the low end exceeds the high end");
+    return r;
+}
+
 // A parameter given as {value, source} or {value, estimate: true, note, uncertainty}.
 double read_sourced(ConfigNode& group, const std::string& leaf, const HwParam& p, ParamProvenance& prov) {
     ConfigNode c = group.child(leaf);
@@ -73,12 +86,7 @@ double read_sourced(ConfigNode& group, const std::string& leaf, const HwParam& p
             c.fail_at(c.node(), "uncertainty",
                       "missing: an estimate needs the range its evidence spans, "
                       "uncertainty: {low: {value, why}, high: {value, why}}");
-        ConfigNode u = c.child("uncertainty");
-        UncertaintyRange r;
-        r.lo = read_range_end(u, "low", p, r.lo_reason);
-        r.hi = read_range_end(u, "high", p, r.hi_reason);
-        u.finish();
-        if (r.lo > r.hi) u.fail_at(u.node(), "low", "the low end exceeds the high end");
+        const UncertaintyRange r = read_uncertainty(c, p);
         // A --set may move the value anywhere allowed (a sweep, a fit); the preset's own value
         // lies within its stated range.
         if (!prov.overridden && (v < r.lo || v > r.hi))
@@ -183,12 +191,7 @@ void parse_cost_provenance(ConfigNode& row, CostEntry& e, bool per_elem_overridd
                     "missing: an estimated cost row needs the range of its cycles_per_elem, "
                     "uncertainty: {low: {value, why}, high: {value, why}}");
     static const HwParam per_elem("cycles_per_elem", "cycles", ParamKind::real, 0, 1e4, nullptr, nullptr);
-    ConfigNode u = row.child("uncertainty");
-    UncertaintyRange r;
-    r.lo = read_range_end(u, "low", per_elem, r.lo_reason);
-    r.hi = read_range_end(u, "high", per_elem, r.hi_reason);
-    u.finish();
-    if (r.lo > r.hi) u.fail_at(u.node(), "low", "the low end exceeds the high end");
+    const UncertaintyRange r = read_uncertainty(row, per_elem);
     if (!per_elem_overridden && (e.cycles_per_elem < r.lo || e.cycles_per_elem > r.hi))
         row.fail_at(row.node()["cycles_per_elem"], "cycles_per_elem", "outside its own uncertainty range");
     e.uncertainty = r;
@@ -312,7 +315,7 @@ void apply_hw_overrides(YAML::Node root, const std::vector<std::pair<std::string
         const bool known = table.find(key) || table.is_group(key) || key == "name" || key == "costs";
         if (!known) {
             std::string hint;
-            for (const auto& n : table.closest(key)) hint += (hint.empty() ? "" : ", ") + n;
+            for (const auto& n : closest_names(key, table.names(), 3)) hint += (hint.empty() ? "" : ", ") + n;
             throw ConfigError(origin + ": unknown hardware parameter '" + key + "' (closest: " + hint +
                               "; bnsim params CONFIG lists them all)");
         }

@@ -20,19 +20,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string file_hash(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return point_id({{"content", ss.str()}});
-}
-
 std::string slurp(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     std::stringstream ss;
     ss << f.rdbuf();
     return ss.str();
 }
+
+std::string file_hash(const std::string& path) { return point_id({{"content", slurp(path)}}); }
 
 void write_all(int fd, const std::string& s, const std::string& path) {
     size_t done = 0;
