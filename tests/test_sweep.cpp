@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/calibration/subprocess.h"
 #include "sim/sweep/sweep_spec.h"
 #include "sim/sweep/worker_pool.h"
@@ -116,6 +118,23 @@ TEST_CASE("sweep: a small grid's CSV has one row per point plus auto, with the r
     CHECK(grid == std::set<std::string>{"512/1/true", "512/2/true", "1024/1/true", "1024/2/true", "2048/1/true", "2048/2/true"});
     CHECK(lines(slurp(d.out("o") + "/results.jsonl")).size() == 7);
     CHECK(r.out.find("best") != std::string::npos);
+    // Provenance: the sweep's build in sweep.json, summary.json and the terminal summary, and each
+    // ok point's run carries its own config hash, as `bnsim run --json` does.
+    const auto meta = nlohmann::json::parse(slurp(d.out("o") + "/sweep.json"));
+    REQUIRE(meta.contains("provenance"));
+    const std::string version = meta["provenance"]["bnsim_version"].get<std::string>();
+    CHECK(!version.empty());
+    CHECK(meta["provenance"]["config_hash"].get<std::string>().rfind("fnv1a64:", 0) == 0);
+    CHECK(nlohmann::json::parse(slurp(d.out("o") + "/summary.json"))["provenance"] == meta["provenance"]);
+    CHECK(r.out.find("provenance  bnsim " + version) != std::string::npos);
+    std::set<std::string> point_hashes;
+    for (const auto& l : lines(slurp(d.out("o") + "/results.jsonl"))) {
+        const auto rec = nlohmann::json::parse(l);
+        if (rec["status"] != "ok") continue;
+        CHECK(rec["run"]["provenance"]["bnsim_version"] == version);
+        point_hashes.insert(rec["run"]["provenance"]["config_hash"].get<std::string>());
+    }
+    CHECK(point_hashes.size() == 5);  // 4 ok grid points and auto: each its own resolved config
     // Twice the same sweep: the same files.
     auto r2 = run_bnsim({"sweep", d.sweep(), "-j", "1", "--out", d.out("o2")});
     REQUIRE(r2.exit_code == 0);
@@ -174,6 +193,14 @@ TEST_CASE("sweep: two shards merged equal one unsharded run") {
     REQUIRE(m.exit_code == 0);
     for (const char* f : {"results.csv", "results.jsonl", "summary.json", "report.html", "sweep.json"})
         CHECK(slurp(d.out("all") + "/" + f) == slurp(d.out("merged") + "/" + f));
+    // Shards of two builds do not merge (nor resume): sweep.json names the build.
+    auto meta = nlohmann::ordered_json::parse(slurp(d.out("s1") + "/sweep.json"));
+    meta["provenance"]["bnsim_version"] = "v0-other-build";
+    std::ofstream(d.out("s1") + "/sweep.json") << meta.dump(2) << "\n";
+    auto mixed = run_bnsim({"merge", d.out("s0"), d.out("s1"), "--out", d.out("mixed")});
+    CHECK(mixed.exit_code == 2);
+    CHECK(mixed.err.find("was run by bnsim v0-other-build") != std::string::npos);
+    CHECK(run_bnsim({"sweep", d.sweep(), "--shard", "1/2", "--out", d.out("s1"), "--resume"}).exit_code == 2);
     // A folder of another sweep does not merge.
     SweepDir other("grid:\n  memory.interleave: [1]\n");
     REQUIRE(run_bnsim({"sweep", other.sweep(), "--out", other.out("o")}).exit_code == 0);

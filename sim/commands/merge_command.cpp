@@ -26,6 +26,8 @@ void add_merge_command(CLI::App& app) {
                 meta = m;
             } else if (m["sweep_id"] != meta["sweep_id"]) {
                 throw ConfigError(d + ": holds a different sweep than " + dirs->front() + " (other points or base config)");
+            } else {
+                check_same_build(meta, dirs->front(), m, d);
             }
             for (auto& [id, r] : read_records(d)) {
                 auto it = all.find(id);

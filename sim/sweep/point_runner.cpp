@@ -3,6 +3,7 @@
 #include "kernels/kernel_target.h"
 #include "configfile/config_error.h"
 #include "sim/config/run_config.h"
+#include "sim/report/provenance.h"
 #include "sim/report/run_report.h"
 #include "sim/simulate.h"
 
@@ -21,6 +22,7 @@ PointOutcome run_point(const std::string& base, const PointParams& params) {
         so.policy = cfg.schedule;
         SimResult r = simulate(cfg.hw, k.trace, so);
         o.run = run_report_json(cfg, k, r);
+        o.run["provenance"] = provenance_of(cfg).json();  // as `bnsim run --json` prints it
         o.status = "ok";
     } catch (const KernelError& e) {
         o.status = "infeasible";

@@ -12,6 +12,7 @@
 
 #include "sim/commands/output_file.h"
 #include "configfile/config_error.h"
+#include "sim/report/provenance.h"
 
 namespace bnsim {
 
@@ -94,7 +95,19 @@ json sweep_meta(const SweepSpec& spec, const SweepPlan& plan, const SweepKernel&
     // Identifies the sweep (its points and base config), whichever slice of it a folder holds.
     m["sweep_id"] = point_id({{"points", all_ids}, {"base", m["base_hash"].get<std::string>()}});
     m["points"] = pts;
+    // The build that ran the sweep; its config hash is over the sweep's identity (points and base).
+    m["provenance"] = provenance_of_text(m["sweep_id"].get<std::string>()).json();
     return m;
+}
+
+void check_same_build(const json& a, const std::string& a_dir, const json& b, const std::string& b_dir) {
+    const auto version = [](const json& m) {
+        return m.contains("provenance") ? m["provenance"].value("bnsim_version", std::string("unknown"))
+                                        : std::string("an older bnsim (no provenance)");
+    };
+    if (version(a) != version(b))
+        throw ConfigError(b_dir + ": was run by bnsim " + version(b) + ", " + a_dir + " by bnsim " + version(a) +
+                          "; results of different builds do not combine (rerun it with one build)");
 }
 
 SweepKernel kernel_of_meta(const json& meta) {
@@ -169,6 +182,7 @@ ResultsDir::ResultsDir(std::string dir, json meta, bool resume) : dir_(std::move
         const json old = read_meta(dir_);
         if (old["sweep_id"] != meta_["sweep_id"])
             throw ConfigError(dir_ + ": holds a different sweep (other points or base config); cannot --resume it");
+        check_same_build(meta_, "this bnsim", old, dir_);
         if (old["shard"] != meta_["shard"])
             throw ConfigError(dir_ + ": holds shard " + old["shard"].get<std::string>() + ", not " +
                               meta_["shard"].get<std::string>());

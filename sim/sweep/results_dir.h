@@ -19,6 +19,10 @@ using Records = std::map<std::string, nlohmann::ordered_json>;  // by point id
 // sweep.json's content. `shard` is "all" or "i/N".
 nlohmann::ordered_json sweep_meta(const SweepSpec& spec, const SweepPlan& plan, const SweepKernel& kernel,
                                   const std::string& shard);
+// Throws ConfigError unless sweep.json contents a (from a_dir) and b (from b_dir) were written by
+// the same bnsim build: resumed or merged results must come from one simulator.
+void check_same_build(const nlohmann::ordered_json& a, const std::string& a_dir, const nlohmann::ordered_json& b,
+                      const std::string& b_dir);
 SweepKernel kernel_of_meta(const nlohmann::ordered_json& meta);
 // Reads DIR/sweep.json and DIR/results.jsonl (a torn last line is ignored); throws ConfigError.
 nlohmann::ordered_json read_meta(const std::string& dir);

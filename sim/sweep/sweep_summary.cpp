@@ -86,6 +86,7 @@ json sweep_summary(const json& meta, const Records& records) {
         by_status[st] = by_status.value(st, 0) + 1;
     }
     s["by_status"] = by_status;
+    if (meta.contains("provenance")) s["provenance"] = meta["provenance"];
     json contexts = json::array();
     for (const auto& g : group_by_context(meta, records)) {
         json c;
@@ -178,6 +179,9 @@ void print_sweep_summary(const json& s, std::ostream& out) {
                 << " over " << (f["at_best"].get<bool>() ? "off" : "on") << " at the best config\n";
         }
     }
+    if (s.contains("provenance"))
+        out << "\nprovenance  bnsim " << text(s["provenance"]["bnsim_version"]) << ", sweep "
+            << text(s["provenance"]["config_hash"]) << "\n";
 }
 
 }  // namespace bnsim
