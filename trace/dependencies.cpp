@@ -54,8 +54,8 @@ void derive_dependencies(Trace& trace) {
         };
         // Edges against the state before this instruction.
         for (const auto& r : reads)
-            index_of(ins.core, r).for_each_candidate(r, [&](const RegionIndex::Access& a) {
-                if (a.writer && a.region.overlaps(r)) edge(a.instr);  // RAW
+            index_of(ins.core, r).for_each_writer_candidate(r, [&](const RegionIndex::Access& a) {
+                if (a.region.overlaps(r)) edge(a.instr);  // RAW
             });
         for (const auto& w : writes)
             index_of(ins.core, w).for_each_candidate(w, [&](const RegionIndex::Access& a) {

@@ -30,17 +30,18 @@ RegionIndex::RegionIndex(std::vector<uint64_t> row_cuts, std::vector<uint64_t> b
     bytes_.cuts = std::move(byte_cuts);
     while (rows_.buckets() * bytes_.buckets() > kMaxCells)
         (rows_.buckets() >= bytes_.buckets() ? rows_ : bytes_).coarsen();
-    cells_.resize(rows_.buckets() * bytes_.buckets());
+    for (auto& cells : cells_) cells.resize(rows_.buckets() * bytes_.buckets());
 }
 
 void RegionIndex::add(const Region& r, uint32_t instr, bool writer) {
     const uint32_t id = uint32_t(accesses_.size());
     accesses_.push_back({r, instr, writer, true, 0});
+    const Kind kind = writer ? kWriters : kReaders;
     if (is_degenerate(r)) {
-        degenerate_.push_back(id);
+        degenerate_[kind].push_back(id);
         return;
     }
-    for_each_cell(r, [id](std::vector<uint32_t>& cell) { cell.push_back(id); });
+    for_each_cell(kind, r, [id](std::vector<uint32_t>& cell) { cell.push_back(id); });
 }
 
 }  // namespace bnsim

@@ -12,6 +12,10 @@
 //
 // Regions empty along an axis are kept on a side list every query scans (and an empty query
 // scans everything), so that even degenerate rectangles get exactly Region's overlap semantics.
+//
+// Readers and writers are filed apart: a read only depends on writers, and the readers of a
+// column every tile reads (never retired, as no later write covers them) would otherwise be
+// rescanned by every later read of it.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -40,6 +44,9 @@ public:
     // superset of those that do. f may retire the access (set live = false).
     template <typename F>
     void for_each_candidate(const Region& q, F&& f);
+    // The same over the live writers only.
+    template <typename F>
+    void for_each_writer_candidate(const Region& q, F&& f);
 
     static constexpr size_t kMaxCells = size_t(1) << 16;
 
@@ -54,14 +61,19 @@ private:
 
     Axis rows_, bytes_;
     std::vector<Access> accesses_;
-    std::vector<std::vector<uint32_t>> cells_;  // ids into accesses_, row-major
-    std::vector<uint32_t> degenerate_;          // accesses empty along an axis
+    enum Kind { kReaders = 0, kWriters = 1 };
+    std::vector<std::vector<uint32_t>> cells_[2];  // per kind: ids into accesses_, row-major
+    std::vector<uint32_t> degenerate_[2];          // per kind: accesses empty along an axis
     uint64_t query_ = 0;
 
     static bool is_degenerate(const Region& r) { return r.row_hi <= r.row_lo || r.byte_hi <= r.byte_lo; }
-    // Calls f(cell) for every grid cell a non-degenerate region lies in (add and query share it).
+    // Calls f(cell) for every grid cell of `kind` a non-degenerate region lies in (add and query
+    // share it).
     template <typename F>
-    void for_each_cell(const Region& r, F&& f);
+    void for_each_cell(Kind kind, const Region& r, F&& f);
+    // Visits the candidates of q among the accesses of `kind`; the caller starts the query.
+    template <typename F>
+    void visit_kind(Kind kind, const Region& q, F& f);
     // Visits a list, dropping retired ids as it goes.
     template <typename F>
     void visit(std::vector<uint32_t>& ids, F& f);
@@ -83,24 +95,37 @@ void RegionIndex::visit(std::vector<uint32_t>& ids, F& f) {
 }
 
 template <typename F>
-void RegionIndex::for_each_cell(const Region& r, F&& f) {
+void RegionIndex::for_each_cell(Kind kind, const Region& r, F&& f) {
     size_t r0, r1, b0, b1;
     rows_.span(r.row_lo, r.row_hi, r0, r1);
     bytes_.span(r.byte_lo, r.byte_hi, b0, b1);
     const size_t nb = bytes_.buckets();
+    auto& cells = cells_[kind];
     for (size_t i = r0; i < r1; ++i)
-        for (size_t b = b0; b < b1; ++b) f(cells_[i * nb + b]);
+        for (size_t b = b0; b < b1; ++b) f(cells[i * nb + b]);
+}
+
+template <typename F>
+void RegionIndex::visit_kind(Kind kind, const Region& q, F& f) {
+    visit(degenerate_[kind], f);
+    if (is_degenerate(q)) {
+        for (auto& cell : cells_[kind]) visit(cell, f);
+        return;
+    }
+    for_each_cell(kind, q, [&](std::vector<uint32_t>& cell) { visit(cell, f); });
 }
 
 template <typename F>
 void RegionIndex::for_each_candidate(const Region& q, F&& f) {
     ++query_;
-    visit(degenerate_, f);
-    if (is_degenerate(q)) {
-        for (auto& cell : cells_) visit(cell, f);
-        return;
-    }
-    for_each_cell(q, [&](std::vector<uint32_t>& cell) { visit(cell, f); });
+    visit_kind(kReaders, q, f);
+    visit_kind(kWriters, q, f);
+}
+
+template <typename F>
+void RegionIndex::for_each_writer_candidate(const Region& q, F&& f) {
+    ++query_;
+    visit_kind(kWriters, q, f);
 }
 
 }  // namespace bnsim
