@@ -132,22 +132,38 @@ TEST_CASE("region index hands every overlapping access to a query once, across m
     std::vector<uint64_t> cuts;
     for (uint64_t c = 0; c <= 1000; ++c) cuts.push_back(c);
     RegionIndex index(cuts, cuts);  // 10^6 cells asked for: merged down to at most kMaxCells
-    Region a, b, far;
+    // a and far are filed in their cells; b and far_wide span more than kWideCells cells and sit
+    // on the list every query scans.
+    Region a, b, far, far_wide;
     a.row_lo = 10, a.row_hi = 20, a.byte_lo = 10, a.byte_hi = 20;
     b.row_lo = 15, b.row_hi = 16, b.byte_lo = 0, b.byte_hi = 1000;
-    far.row_lo = 900, far.row_hi = 1000, far.byte_lo = 900, far.byte_hi = 1000;
+    far.row_lo = 900, far.row_hi = 902, far.byte_lo = 900, far.byte_hi = 902;
+    far_wide.row_lo = 900, far_wide.row_hi = 1000, far_wide.byte_lo = 900, far_wide.byte_hi = 1000;
     index.add(a, 0, true);
     index.add(b, 1, false);
     index.add(far, 2, false);
+    index.add(far_wide, 3, true);
     std::vector<uint32_t> seen;
     Region q;
     q.row_lo = 0, q.row_hi = 100, q.byte_lo = 0, q.byte_hi = 100;
     index.for_each_candidate(q, [&](RegionIndex::Access& x) { seen.push_back(x.instr); });
     std::sort(seen.begin(), seen.end());
-    CHECK(seen == std::vector<uint32_t>{0, 1});
-    // Retired accesses are not offered again.
-    index.for_each_candidate(q, [&](RegionIndex::Access& x) { x.live = x.instr != 0; });
+    // Every overlapping access exactly once; the far filed one never; the far wide one is a
+    // near miss the contract allows (callers check overlaps()), still at most once.
+    CHECK(seen == std::vector<uint32_t>{0, 1, 3});
+    // Writers only: a and far_wide.
+    seen.clear();
+    index.for_each_writer_candidate(q, [&](const RegionIndex::Access& x) { seen.push_back(x.instr); });
+    std::sort(seen.begin(), seen.end());
+    CHECK(seen == std::vector<uint32_t>{0, 3});
+    // Retired accesses, filed or wide, are not offered again.
+    index.for_each_candidate(q, [&](RegionIndex::Access& x) { x.live = x.instr == 1; });
     seen.clear();
     index.for_each_candidate(q, [&](RegionIndex::Access& x) { seen.push_back(x.instr); });
     CHECK(seen == std::vector<uint32_t>{1});
+    // A query at the far corner finds the filed far access (and the live wide b, a near miss).
+    seen.clear();
+    index.for_each_candidate(far, [&](RegionIndex::Access& x) { seen.push_back(x.instr); });
+    std::sort(seen.begin(), seen.end());
+    CHECK(seen == std::vector<uint32_t>{1, 2});
 }

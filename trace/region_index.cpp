@@ -30,7 +30,18 @@ RegionIndex::RegionIndex(std::vector<uint64_t> row_cuts, std::vector<uint64_t> b
     bytes_.cuts = std::move(byte_cuts);
     while (rows_.buckets() * bytes_.buckets() > kMaxCells)
         (rows_.buckets() >= bytes_.buckets() ? rows_ : bytes_).coarsen();
-    for (auto& cells : cells_) cells.resize(rows_.buckets() * bytes_.buckets());
+    const size_t n = rows_.buckets() * bytes_.buckets();
+    for (int k = 0; k < 2; ++k) {
+        cells_[k].resize(n);
+        occupied_[k].assign((n + 63) / 64, 0);
+    }
+}
+
+RegionIndex::CellSpan RegionIndex::span_of(const Region& r) const {
+    CellSpan s;
+    rows_.span(r.row_lo, r.row_hi, s.r0, s.r1);
+    bytes_.span(r.byte_lo, r.byte_hi, s.b0, s.b1);
+    return s;
 }
 
 void RegionIndex::add(const Region& r, uint32_t instr, bool writer) {
@@ -41,7 +52,17 @@ void RegionIndex::add(const Region& r, uint32_t instr, bool writer) {
         degenerate_[kind].push_back(id);
         return;
     }
-    for_each_cell(kind, r, [id](std::vector<uint32_t>& cell) { cell.push_back(id); });
+    const CellSpan s = span_of(r);
+    if (s.cells() > kWideCells) {
+        wide_[kind].push_back(id);
+        return;
+    }
+    const size_t nb = bytes_.buckets();
+    for (size_t i = s.r0; i < s.r1; ++i)
+        for (size_t c = i * nb + s.b0; c < i * nb + s.b1; ++c) {
+            cells_[kind][c].push_back(id);
+            occupied_[kind][c >> 6] |= uint64_t(1) << (c & 63);
+        }
 }
 
 }  // namespace bnsim

@@ -63,17 +63,31 @@ private:
     std::vector<Access> accesses_;
     enum Kind { kReaders = 0, kWriters = 1 };
     std::vector<std::vector<uint32_t>> cells_[2];  // per kind: ids into accesses_, row-major
-    std::vector<uint32_t> degenerate_[2];          // per kind: accesses empty along an axis
+    // Per kind, a bit per cell, set while its list may hold ids: a query skips the empty cells a
+    // word at a time (a wide tile spans hundreds of the narrow column cells other regions cut).
+    std::vector<uint64_t> occupied_[2];
+    std::vector<uint32_t> degenerate_[2];  // per kind: accesses empty along an axis
+    // Per kind, accesses spanning more than kWideCells cells (whole tiles over a grid that
+    // column-sized regions cut finely): kept on one list every query scans, since filing them in
+    // each cell would cost adds and queries hundreds of cells apiece. Few are live at a time.
+    std::vector<uint32_t> wide_[2];
+    static constexpr size_t kWideCells = 16;
     uint64_t query_ = 0;
 
     static bool is_degenerate(const Region& r) { return r.row_hi <= r.row_lo || r.byte_hi <= r.byte_lo; }
-    // Calls f(cell) for every grid cell of `kind` a non-degenerate region lies in (add and query
-    // share it).
+    // The grid cells a non-degenerate region lies in: rows [r0, r1) x byte buckets [b0, b1).
+    struct CellSpan {
+        size_t r0 = 0, r1 = 0, b0 = 0, b1 = 0;
+        size_t cells() const { return (r1 - r0) * (b1 - b0); }
+    };
+    CellSpan span_of(const Region& r) const;
+    // Calls f(cell index) for every occupied grid cell of `kind` in the span.
     template <typename F>
-    void for_each_cell(Kind kind, const Region& r, F&& f);
-    // Visits the candidates of q among the accesses of `kind`; the caller starts the query.
+    void for_each_occupied_cell(Kind kind, const CellSpan& s, F&& f);
+    // Visits the candidates of q (non-degenerate: lying in cells s) among the accesses of
+    // `kind`; the caller starts the query.
     template <typename F>
-    void visit_kind(Kind kind, const Region& q, F& f);
+    void visit_kind(Kind kind, const Region& q, const CellSpan& s, F& f);
     // Visits a list, dropping retired ids as it goes.
     template <typename F>
     void visit(std::vector<uint32_t>& ids, F& f);
@@ -95,37 +109,54 @@ void RegionIndex::visit(std::vector<uint32_t>& ids, F& f) {
 }
 
 template <typename F>
-void RegionIndex::for_each_cell(Kind kind, const Region& r, F&& f) {
-    size_t r0, r1, b0, b1;
-    rows_.span(r.row_lo, r.row_hi, r0, r1);
-    bytes_.span(r.byte_lo, r.byte_hi, b0, b1);
+void RegionIndex::for_each_occupied_cell(Kind kind, const CellSpan& s, F&& f) {
     const size_t nb = bytes_.buckets();
-    auto& cells = cells_[kind];
-    for (size_t i = r0; i < r1; ++i)
-        for (size_t b = b0; b < b1; ++b) f(cells[i * nb + b]);
+    const auto& bits = occupied_[kind];
+    for (size_t i = s.r0; i < s.r1; ++i) {
+        size_t c = i * nb + s.b0;
+        const size_t end = i * nb + s.b1;
+        while (c < end) {
+            const uint64_t word = bits[c >> 6] >> (c & 63);
+            if (word == 0) {
+                c = ((c >> 6) + 1) << 6;
+                continue;
+            }
+            c += size_t(__builtin_ctzll(word));
+            if (c >= end) break;
+            f(c);
+            ++c;
+        }
+    }
 }
 
 template <typename F>
-void RegionIndex::visit_kind(Kind kind, const Region& q, F& f) {
+void RegionIndex::visit_kind(Kind kind, const Region& q, const CellSpan& s, F& f) {
     visit(degenerate_[kind], f);
+    visit(wide_[kind], f);
+    auto& cells = cells_[kind];
+    auto visit_cell = [&](size_t c) {
+        visit(cells[c], f);
+        if (cells[c].empty()) occupied_[kind][c >> 6] &= ~(uint64_t(1) << (c & 63));
+    };
     if (is_degenerate(q)) {
-        for (auto& cell : cells_[kind]) visit(cell, f);
+        for (size_t c = 0; c < cells.size(); ++c) visit_cell(c);
         return;
     }
-    for_each_cell(kind, q, [&](std::vector<uint32_t>& cell) { visit(cell, f); });
+    for_each_occupied_cell(kind, s, visit_cell);
 }
 
 template <typename F>
 void RegionIndex::for_each_candidate(const Region& q, F&& f) {
     ++query_;
-    visit_kind(kReaders, q, f);
-    visit_kind(kWriters, q, f);
+    const CellSpan s = is_degenerate(q) ? CellSpan{} : span_of(q);
+    visit_kind(kReaders, q, s, f);
+    visit_kind(kWriters, q, s, f);
 }
 
 template <typename F>
 void RegionIndex::for_each_writer_candidate(const Region& q, F&& f) {
     ++query_;
-    visit_kind(kWriters, q, f);
+    visit_kind(kWriters, q, is_degenerate(q) ? CellSpan{} : span_of(q), f);
 }
 
 }  // namespace bnsim
