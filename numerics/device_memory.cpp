@@ -7,34 +7,141 @@
 #include <stdexcept>
 
 #include "numerics/bf16.h"
+#include "numerics/parallel.h"
 
 namespace bnsim::num {
 
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+// Pages (of kPage bytes) of each SBUF image and HBM tensor that some instruction reads or
+// writes, and which HBM tensors some instruction writes. Regions outside an image are left to
+// DeviceMemory::row to report when they execute.
+struct Footprint {
+    std::vector<std::vector<bool>> sbuf, hbm;  // per core / per tensor id: page touched
+    std::vector<bool> hbm_written;             // per tensor id
+};
+
+void mark(std::vector<bool>& pages, uint64_t lo, uint64_t hi) {
+    const uint64_t end = std::min<uint64_t>((hi + kPage - 1) / kPage, pages.size());
+    for (uint64_t p = lo / kPage; p < end; ++p) pages[p] = true;
+}
+
+void mark_rows(std::vector<bool>& pages, const Region& r, uint64_t row_stride) {
+    if (r.byte_hi > row_stride) return;
+    for (uint64_t row = r.row_lo; row < r.row_hi; ++row)
+        mark(pages, row * row_stride + r.byte_lo, row * row_stride + r.byte_hi);
+}
+
+Footprint footprint(const Trace& trace, size_t cores, int partitions, uint64_t bpp) {
+    Footprint f;
+    const uint64_t sbuf_pages = (uint64_t(partitions) * bpp + kPage - 1) / kPage;
+    f.sbuf.assign(cores, std::vector<bool>(size_t(sbuf_pages), false));
+    for (const auto& t : trace.tensors()) f.hbm.emplace_back(size_t((t.bytes() + kPage - 1) / kPage), false);
+    f.hbm_written.assign(trace.tensors().size(), false);
+    auto touch = [&](const Region& r, bool write) {
+        if (r.space == Space::Sbuf && r.core < cores && r.row_hi <= uint32_t(partitions)) {
+            mark_rows(f.sbuf[r.core], r, bpp);
+        } else if (r.space == Space::Hbm && r.buffer < f.hbm.size()) {
+            const HbmTensor& t = trace.tensor(r.buffer);
+            if (r.row_hi <= t.rows) mark_rows(f.hbm[r.buffer], r, t.row_bytes);
+            if (write) f.hbm_written[r.buffer] = true;
+        }
+    };
+    for (const auto& ins : trace.instructions()) {
+        for (const Region& r : ins.reads()) touch(r, false);
+        for (const Region& r : ins.writes()) touch(r, true);
+    }
+    return f;
+}
+
+// Bytes that become resident when the given pages of a buffer are touched: large buffers are
+// advised as transparent huge pages (numerics/buffer.h), where one touched byte makes its whole
+// 2 MiB page resident.
+uint64_t resident_bytes(const std::vector<bool>& pages, uint64_t size) {
+    const uint64_t huge = BigAllocator<uint8_t>::kHuge;
+    const uint64_t unit = size >= 4 * huge ? huge : kPage;
+    const uint64_t per = unit / kPage;
+    uint64_t n = 0;
+    for (uint64_t u = 0; u * per < pages.size(); ++u)
+        for (uint64_t p = u * per; p < std::min<uint64_t>((u + 1) * per, pages.size()); ++p)
+            if (pages[p]) {
+                n += std::min(unit, size - u * unit);
+                break;
+            }
+    return n;
+}
+
+// Fills the touched pages of v with 0xff (NaN in bf16 and fp32), in parallel blocks so the
+// page faults of a large image overlap.
+void fill_touched(BigVector<uint8_t>& v, const std::vector<bool>& pages) {
+    constexpr size_t kBlock = 512;  // pages (2 MiB)
+    parallel_for((pages.size() + kBlock - 1) / kBlock, 0, [&](size_t b) {
+        size_t p = b * kBlock;
+        const size_t end = std::min(pages.size(), p + kBlock);
+        while (p < end) {
+            if (!pages[p]) {
+                ++p;
+                continue;
+            }
+            size_t q = p;
+            while (q < end && pages[q]) ++q;
+            const size_t lo = p * kPage, hi = std::min<size_t>(q * kPage, v.size());
+            std::memset(v.data() + lo, 0xff, hi - lo);
+            p = q;
+        }
+    });
+}
+
+}  // namespace
+
 DeviceMemory::DeviceMemory(const Trace& trace, int partitions, uint64_t bpp)
     : trace_(&trace), partitions_(partitions), sbuf_bpp_(bpp) {
-    sbuf_.resize(size_t(std::max(trace.num_cores, 1)));
-    // Memory nobody wrote reads as NaN (all-ones bytes in bf16 and fp32), so a read of a slot
-    // that was never filled shows up in the results instead of passing as zeros. Inputs are
-    // left for the loader to fill (see DeviceMemory's users).
-    for (auto& s : sbuf_) s.assign(size_t(partitions) * bpp, 0xff);
+    const size_t cores = size_t(std::max(trace.num_cores, 1));
+    Footprint f = footprint(trace, cores, partitions, bpp);
+    sbuf_.resize(cores);
+    for (size_t c = 0; c < cores; ++c) {
+        sbuf_[c].resize(size_t(partitions) * bpp);
+        fill_touched(sbuf_[c], f.sbuf[c]);
+        touched_bytes_ += resident_bytes(f.sbuf[c], sbuf_[c].size());
+    }
+    borrowed_.assign(trace.tensors().size(), nullptr);
+    written_ = std::move(f.hbm_written);
     for (const auto& t : trace.tensors()) {
         hbm_.emplace_back();
-        if (t.is_input) hbm_.back().resize(size_t(t.bytes()));  // written by the loader
-        else hbm_.back().assign(size_t(t.bytes()), 0xff);
+        auto& h = hbm_.back();
+        h.resize(size_t(t.bytes()));
+        if (t.is_input) {  // written by the loader, or lent (borrow)
+            touched_bytes_ += t.bytes();
+            continue;
+        }
+        auto& pages = f.hbm[t.id];
+        if (t.is_output) pages.assign(pages.size(), true);
+        fill_touched(h, pages);
+        touched_bytes_ += resident_bytes(pages, t.bytes());
     }
 }
 
 uint64_t DeviceMemory::bytes_needed(const Trace& trace, int partitions, uint64_t bpp) {
-    uint64_t n = uint64_t(std::max(trace.num_cores, 1)) * uint64_t(partitions) * bpp;
-    for (const auto& t : trace.tensors()) n += t.bytes();
+    const size_t cores = size_t(std::max(trace.num_cores, 1));
+    const Footprint f = footprint(trace, cores, partitions, bpp);
+    uint64_t n = 0;
+    for (size_t c = 0; c < cores; ++c) n += resident_bytes(f.sbuf[c], uint64_t(partitions) * bpp);
+    for (const auto& t : trace.tensors())
+        n += t.is_input || t.is_output ? t.bytes() : resident_bytes(f.hbm[t.id], t.bytes());
     return n;
 }
 
-uint64_t DeviceMemory::allocated_bytes() const {
-    uint64_t n = 0;
-    for (const auto& s : sbuf_) n += s.size();
-    for (const auto& h : hbm_) n += h.size();
-    return n;
+uint64_t DeviceMemory::allocated_bytes() const { return touched_bytes_; }
+
+bool DeviceMemory::borrow(uint32_t tensor, const uint8_t* bytes, size_t n) {
+    const HbmTensor& t = trace_->tensor(tensor);
+    if (!t.is_input || written_.at(tensor) || n != t.bytes()) return false;
+    borrowed_[tensor] = bytes;
+    hbm_[tensor] = BigVector<uint8_t>();
+    touched_bytes_ -= t.bytes();
+    return true;
 }
 
 std::string describe_region(const Trace& trace, const Region& r) {
@@ -62,7 +169,8 @@ const uint8_t* DeviceMemory::row(const Region& r, uint32_t i) const {
         if (r.buffer >= hbm_.size()) out_of_range(r, i);
         const auto& t = trace_->tensor(r.buffer);
         if (rr >= t.rows || r.byte_hi > t.row_bytes || i >= r.rows()) out_of_range(r, i);
-        return hbm_[r.buffer].data() + rr * t.row_bytes + r.byte_lo;
+        const uint8_t* base = borrowed_[r.buffer] ? borrowed_[r.buffer] : hbm_[r.buffer].data();
+        return base + rr * t.row_bytes + r.byte_lo;
     }
     if (r.space == Space::Sbuf) {
         if (r.core >= sbuf_.size() || rr >= uint64_t(partitions_) || r.byte_hi > sbuf_bpp_ || i >= r.rows())
@@ -73,6 +181,9 @@ const uint8_t* DeviceMemory::row(const Region& r, uint32_t i) const {
 }
 
 uint8_t* DeviceMemory::row(const Region& r, uint32_t i) {
+    // A lent image is read-only: borrow() lends only tensors no instruction writes.
+    if (r.space == Space::Hbm && r.buffer < borrowed_.size() && borrowed_[r.buffer])
+        throw std::logic_error("numerics: a write to the read-only input " + describe_region(*trace_, r));
     return const_cast<uint8_t*>(static_cast<const DeviceMemory*>(this)->row(r, i));
 }
 

@@ -2,6 +2,13 @@
 // The bytes a kernel runs on: one SBUF image per core ([partitions x bytes per partition],
 // byte-addressed exactly as the allocator laid it out, so slot reuse and overwrites behave as on
 // hardware) and one byte array per HBM tensor of the trace ([rows x row_bytes]).
+//
+// Memory nobody wrote reads as NaN (all-ones bytes in bf16 and fp32), so a read of a slot that
+// was never filled shows up in the results instead of passing as zeros. Only the pages some
+// instruction touches are filled (and so ever become resident): an SBUF image or scratch tensor
+// the kernel uses in part costs only that part. Output tensors are filled whole (their untouched
+// bytes are read by the comparison). Inputs are left for the loader: it fills them, or lends a
+// read-only image it already holds (borrow), so an input is never held twice.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,14 +27,22 @@ public:
     uint8_t* row(const Region& r, uint32_t i);
     const uint8_t* row(const Region& r, uint32_t i) const;
 
+    // Lends a tensor's full image (bytes() bytes, kept alive and unchanged by the caller) instead
+    // of a copy. Only for a tensor no instruction of the trace writes: returns false (and lends
+    // nothing) otherwise, and the caller fills hbm(tensor) instead.
+    bool borrow(uint32_t tensor, const uint8_t* bytes, size_t n);
+
     BigVector<uint8_t>& hbm(uint32_t tensor) { return hbm_.at(tensor); }
     const BigVector<uint8_t>& hbm(uint32_t tensor) const { return hbm_.at(tensor); }
     const Trace& trace() const { return *trace_; }
     uint64_t sbuf_bytes_per_partition() const { return sbuf_bpp_; }
     int num_cores() const { return int(sbuf_.size()); }
+    // Bytes resident once every touched page is in use (borrowed images not counted).
     uint64_t allocated_bytes() const;
 
-    // Bytes this memory would allocate for a trace (for the up-front memory check).
+    // Bytes this memory makes resident for a trace, its inputs included (for the up-front memory
+    // check): every touched page of the SBUF images and of the non-input tensors, all of the
+    // outputs and of the inputs.
     static uint64_t bytes_needed(const Trace& trace, int partitions, uint64_t sbuf_bytes_per_partition);
 
 private:
@@ -36,6 +51,9 @@ private:
     uint64_t sbuf_bpp_;
     std::vector<BigVector<uint8_t>> sbuf_;  // per core
     std::vector<BigVector<uint8_t>> hbm_;   // per tensor id
+    std::vector<const uint8_t*> borrowed_;  // per tensor id: a lent image, or null
+    std::vector<bool> written_;             // per tensor id: some instruction writes it
+    uint64_t touched_bytes_ = 0;
     [[noreturn]] void out_of_range(const Region& r, uint32_t i) const;
 };
 

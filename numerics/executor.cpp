@@ -82,7 +82,8 @@ void FunctionalExecutor::read_into(const Operand& op, std::vector<float>& out) c
     const uint32_t rows = op.region.rows();
     const size_t n = size_t(op.elems_per_row());
     out.resize(size_t(rows) * n);
-    for (uint32_t i = 0; i < rows; ++i) load_elems(mem_.row(op.region, i), op.dtype, n, out.data() + size_t(i) * n);
+    const DeviceMemory& mem = mem_;  // reads go through the const row(): inputs may be lent read-only
+    for (uint32_t i = 0; i < rows; ++i) load_elems(mem.row(op.region, i), op.dtype, n, out.data() + size_t(i) * n);
 }
 
 std::vector<uint8_t> FunctionalExecutor::take_bytes(size_t n) {
@@ -127,7 +128,8 @@ FunctionalExecutor::Write FunctionalExecutor::copy_bytes(const Operand& dst, con
     w.region = dst.region;
     const size_t bpr = size_t(dst.region.bytes_per_row());
     w.bytes = take_bytes(bpr * dst.region.rows());
-    for (uint32_t i = 0; i < dst.region.rows(); ++i) std::memcpy(w.bytes.data() + i * bpr, mem_.row(src.region, i), bpr);
+    const DeviceMemory& mem = mem_;
+    for (uint32_t i = 0; i < dst.region.rows(); ++i) std::memcpy(w.bytes.data() + i * bpr, mem.row(src.region, i), bpr);
     return w;
 }
 

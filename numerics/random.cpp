@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "numerics/bf16.h"
 #include "numerics/parallel.h"
@@ -52,22 +53,38 @@ void fill_normal(Rng& r, const Distribution& d, float* v, size_t n) {
     }
 }
 
+constexpr size_t kChunk = size_t(1) << 16;
+
+// Chunk `chunk` of the stream (seed, salt): n <= kChunk values, unrounded.
+void fill_chunk(const Distribution& d, uint64_t seed, uint64_t salt, size_t chunk, float* v, size_t n) {
+    uint64_t k = seed * 0x100000001b3ull ^ (salt << 48) ^ chunk;
+    Rng r(splitmix64(k));
+    if (d.kind == Distribution::uniform) {
+        for (size_t i = 0; i < n; ++i) v[i] = float(d.mean + d.spread * (2.0 * r.uniform() - 1.0));
+    } else {
+        fill_normal(r, d, v, n);
+    }
+}
+
 }  // namespace
 
 void fill(BigVector<float>& v, const Distribution& d, uint64_t seed, uint64_t salt, DType dt, int threads) {
-    constexpr size_t kChunk = size_t(1) << 16;
     parallel_for((v.size() + kChunk - 1) / kChunk, threads, [&](size_t chunk) {
-        const size_t c0 = chunk * kChunk;
-        uint64_t k = seed * 0x100000001b3ull ^ (salt << 48) ^ chunk;
-        Rng r(splitmix64(k));
-        const size_t c1 = std::min(v.size(), c0 + kChunk);
-        if (d.kind == Distribution::uniform) {
-            for (size_t i = c0; i < c1; ++i) v[i] = float(d.mean + d.spread * (2.0 * r.uniform() - 1.0));
-        } else {
-            fill_normal(r, d, v.data() + c0, c1 - c0);
-        }
+        const size_t c0 = chunk * kChunk, c1 = std::min(v.size(), c0 + kChunk);
+        fill_chunk(d, seed, salt, chunk, v.data() + c0, c1 - c0);
         if (dt == DType::bf16)
             for (size_t i = c0; i < c1; ++i) v[i] = round_bf16(v[i]);
+    });
+}
+
+void fill(TypedArray& v, const Distribution& d, uint64_t seed, uint64_t salt, int threads) {
+    const size_t n = v.size();
+    parallel_for((n + kChunk - 1) / kChunk, threads, [&](size_t chunk) {
+        thread_local std::vector<float> buf;  // one per thread, not per chunk (no page faults)
+        buf.resize(kChunk);
+        const size_t c0 = chunk * kChunk, c1 = std::min(n, c0 + kChunk);
+        fill_chunk(d, seed, salt, chunk, buf.data(), c1 - c0);
+        v.store(c0, c1 - c0, buf.data());
     });
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "numerics/buffer.h"
+#include "numerics/typed_array.h"
 #include "trace/dtype.h"
 
 namespace bnsim::num {
@@ -34,6 +35,9 @@ private:
 // own stream derived from (seed, salt, chunk), run on `threads` threads (0: one per hardware
 // thread): the values do not depend on the thread count.
 void fill(BigVector<float>& v, const Distribution& d, uint64_t seed, uint64_t salt, DType dt, int threads = 0);
+// The same values, stored in v's dtype (rounded to nearest-even for bf16: the same bf16 values as
+// the fp32 fill rounded to bf16).
+void fill(TypedArray& v, const Distribution& d, uint64_t seed, uint64_t salt, int threads = 0);
 
 // Rounds to the dtype (bf16 by round-to-nearest-even; fp32 unchanged).
 void round_to_dtype(BigVector<float>& v, DType dt);

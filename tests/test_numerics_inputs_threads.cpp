@@ -10,6 +10,10 @@ using namespace bnsim;
 namespace {
 
 bool same_bits(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
+bool same_bits(const num::TypedArray& a, const num::TypedArray& b) {
+    return a.dtype == b.dtype && a.bytes.size() == b.bytes.size() &&
+           std::memcmp(a.bytes.data(), b.bytes.data(), a.bytes.size()) == 0;
+}
 
 }  // namespace
 
@@ -28,13 +32,14 @@ TEST_CASE("generated inputs are bit-identical for 1, 2, 3 and 8 threads") {
             INFO("threads " << threads << ", dtype " << dtype_name(dt));
             const bn::BnInputs many = bn::generate_inputs(p, spec, threads);
             REQUIRE(many.x_in.size() == one.x_in.size());
-            CHECK(same_bits(many.x_in.data(), one.x_in.data(), one.x_in.size()));
-            CHECK(same_bits(many.dy.data(), one.dy.data(), one.dy.size()));
+            CHECK(same_bits(many.x_in, one.x_in));
+            CHECK(same_bits(many.dy, one.dy));
             CHECK(same_bits(many.means.data(), one.means.data(), one.means.size()));
             CHECK(same_bits(many.variances.data(), one.variances.data(), one.variances.size()));
             CHECK(many.relu_mask == one.relu_mask);
         }
         // Chunks are independent streams: no two 65,536-element chunks repeat each other.
-        CHECK(!same_bits(one.x_in.data(), one.x_in.data() + 65536, 1024));
+        const size_t e = one.x_in.elem_bytes();
+        CHECK(std::memcmp(one.x_in.bytes.data(), one.x_in.bytes.data() + 65536 * e, 1024 * e) != 0);
     }
 }

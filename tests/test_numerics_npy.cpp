@@ -111,8 +111,10 @@ TEST_CASE("npy: batch_norm_bwd inputs round trip and are checked against the run
     BnInputs a = generate_inputs(p, p.inputs);
     write_inputs(dir, a);
     BnInputs b = read_inputs(dir, p);
-    CHECK(std::vector<float>(a.dy.begin(), a.dy.end()) == std::vector<float>(b.dy.begin(), b.dy.end()));
-    CHECK(std::vector<float>(a.x_in.begin(), a.x_in.end()) == std::vector<float>(b.x_in.begin(), b.x_in.end()));
+    CHECK(a.dy.dtype == b.dy.dtype);
+    CHECK(std::vector<uint8_t>(a.dy.bytes.begin(), a.dy.bytes.end()) == std::vector<uint8_t>(b.dy.bytes.begin(), b.dy.bytes.end()));
+    CHECK(std::vector<uint8_t>(a.x_in.bytes.begin(), a.x_in.bytes.end()) ==
+          std::vector<uint8_t>(b.x_in.bytes.begin(), b.x_in.bytes.end()));
     CHECK(a.means == b.means);
     CHECK(a.variances == b.variances);
     CHECK(a.gamma == b.gamma);
@@ -121,7 +123,8 @@ TEST_CASE("npy: batch_norm_bwd inputs round trip and are checked against the run
           std::vector<uint8_t>(b.relu_mask.begin(), b.relu_mask.end()));
 
     // dy and x_in arrive as float32 and are rounded to the run's dtype (bf16, nearest even).
-    std::vector<float> dy(b.dy.begin(), b.dy.end());
+    std::vector<float> dy(b.dy.size());
+    b.dy.load(0, dy.size(), dy.data());
     dy[0] = 1.00390625f;  // halfway: rounds to 1.0
     dy[1] = 1.01171875f;  // halfway: rounds up to even
     write_npy(dir + "/dy.npy", {2, 3, 1, 16, 16}, dy.data());

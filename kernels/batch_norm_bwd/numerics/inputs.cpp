@@ -22,18 +22,19 @@ void forward_stats(BnInputs& in, int threads) {
     in.means.resize(size_t(C));
     in.variances.resize(size_t(C));
     parallel_for(size_t(C), threads, [&](size_t c) {
+        std::vector<float> x(static_cast<size_t>(S));
         double sum = 0, sq = 0;
         for (int64_t b = 0; b < B; ++b) {
-            const float* x = in.x_in.data() + (b * C + int64_t(c)) * S;
+            in.x_in.load(size_t((b * C + int64_t(c)) * S), size_t(S), x.data());
             double s = 0;
-            for (int64_t k = 0; k < S; ++k) s += x[k];
+            for (int64_t k = 0; k < S; ++k) s += x[size_t(k)];
             sum += s;
         }
         const double m = sum / N;
         for (int64_t b = 0; b < B; ++b) {
-            const float* x = in.x_in.data() + (b * C + int64_t(c)) * S;
+            in.x_in.load(size_t((b * C + int64_t(c)) * S), size_t(S), x.data());
             double s = 0;
-            for (int64_t k = 0; k < S; ++k) s += (x[k] - m) * (x[k] - m);
+            for (int64_t k = 0; k < S; ++k) s += (x[size_t(k)] - m) * (x[size_t(k)] - m);
             sq += s;
         }
         in.means[c] = float(m);
@@ -55,7 +56,7 @@ void require_finite(const std::string& path, const float* v, size_t n) {
 
 uint64_t input_bytes(const Params& p) {
     const uint64_t n = uint64_t(p.shape.elements());
-    return n * 8 + (p.uses_mask() ? n : 0) + uint64_t(p.shape.C) * 16;
+    return n * 2 * uint64_t(dtype_size(p.dtype)) + (p.uses_mask() ? n : 0) + uint64_t(p.shape.C) * 16;
 }
 
 BnInputs generate_inputs(const Params& p, const InputSpec& spec, int threads) {
@@ -65,10 +66,10 @@ BnInputs generate_inputs(const Params& p, const InputSpec& spec, int threads) {
     in.source = "generated (seed " + std::to_string(spec.seed) + ")";
     const size_t n = size_t(p.shape.elements());
     const int64_t C = p.shape.C;
-    in.x_in.resize(n);
-    in.dy.resize(n);
-    fill(in.x_in, spec.x_in, spec.seed, 1, p.dtype, threads);
-    fill(in.dy, spec.dy, spec.seed, 2, p.dtype, threads);
+    in.x_in = TypedArray(p.dtype, n);
+    in.dy = TypedArray(p.dtype, n);
+    fill(in.x_in, spec.x_in, spec.seed, 1, threads);
+    fill(in.dy, spec.dy, spec.seed, 2, threads);
     forward_stats(in, threads);
     Rng r([&] {
         uint64_t k = spec.seed ^ 0x5eedull;
@@ -121,7 +122,9 @@ BnInputs read_inputs(const std::string& dir, const Params& p) {
             want_f32(name, h);
         });
         require_finite(path(name), a.f32.data(), a.f32.size());
-        return BigVector<float>(a.f32.begin(), a.f32.end());
+        TypedArray v(p.dtype, a.f32.size());  // rounded to the run's dtype
+        v.store(0, a.f32.size(), a.f32.data());
+        return v;
     };
     auto column = [&](const char* name, bool two_d) {
         NpyArray a = load(name, [&](const NpyHeader& h) {
@@ -135,8 +138,6 @@ BnInputs read_inputs(const std::string& dir, const Params& p) {
     };
     in.dy = big_f32("dy.npy");
     in.x_in = big_f32("x_in.npy");
-    round_to_dtype(in.dy, p.dtype);
-    round_to_dtype(in.x_in, p.dtype);
     in.means = column("means.npy", false);
     in.variances = column("variances.npy", false);
     in.gamma = column("gamma.npy", true);
@@ -165,8 +166,16 @@ std::vector<NpyFile> input_files(const BnInputs& in) {
     auto f32 = [](std::vector<int64_t> shape, const float* data) {
         return [shape, data](std::ostream& o) { write_npy(o, shape, data); };
     };
+    // dy and x_in as float32 while the file is written (they are held in the run's dtype).
+    auto big = [&full](const TypedArray& a) {
+        return [full, &a](std::ostream& o) {
+            std::vector<float> v(a.size());
+            a.load(0, v.size(), v.data());
+            write_npy(o, full, v.data());
+        };
+    };
     std::vector<NpyFile> files = {
-        {"dy.npy", f32(full, in.dy.data())},          {"x_in.npy", f32(full, in.x_in.data())},
+        {"dy.npy", big(in.dy)},                       {"x_in.npy", big(in.x_in)},
         {"means.npy", f32(col, in.means.data())},     {"variances.npy", f32(col, in.variances.data())},
         {"gamma.npy", f32(col2, in.gamma.data())},    {"beta.npy", f32(col2, in.beta.data())},
     };

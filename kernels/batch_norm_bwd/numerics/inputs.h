@@ -8,16 +8,18 @@
 #include "kernels/batch_norm_bwd/params.h"
 #include "numerics/buffer.h"
 #include "numerics/npy.h"
+#include "numerics/typed_array.h"
 
 namespace bnsim::bn {
 
 using num::BigVector;
 
-// All values as fp32; dy and x_in already rounded to the run's dtype.
+// dy and x_in in the run's dtype (the bytes of the kernel's HBM tensors, lent to the execution,
+// never held twice); the per-channel values as fp32.
 struct BnInputs {
     Shape shape;
     DType dtype = DType::bf16;
-    BigVector<float> dy, x_in;                        // [B, C, D, H, W]
+    num::TypedArray dy, x_in;                         // [B, C, D, H, W]
     std::vector<float> means, variances, gamma, beta;  // [C]
     BigVector<uint8_t> relu_mask;                     // [B, C, D, H, W] when supplied
     std::string source;                               // "generated (seed N)" or the directory

@@ -1,6 +1,7 @@
 #include "kernels/batch_norm_bwd/numerics/oracle.h"
 
 #include <cmath>
+#include <vector>
 
 namespace bnsim::oracle {
 namespace {
@@ -30,13 +31,16 @@ Float32Result torch_float32(const Problem& p, const DxRowSink& sink) {
     std::vector<float> rstd(static_cast<size_t>(C));
     for (int64_t c = 0; c < C; ++c) rstd[size_t(c)] = 1.0f / std::sqrt(p.variances[c] + float(p.eps));
     std::vector<float> dyp(static_cast<size_t>(N)), prod(static_cast<size_t>(N));
+    std::vector<float> xr(static_cast<size_t>(S)), dyr(static_cast<size_t>(S));
     for (int64_t c = 0; c < C; ++c) {
         const float mean = p.means[c], rs = rstd[size_t(c)], ga = p.gamma[c], be = p.beta[c];
         for (int64_t b = 0; b < B; ++b) {
             const int64_t base = (b * C + c) * S;
+            p.x.row(base, S, xr.data());
+            p.dy.row(base, S, dyr.data());
             for (int64_t s = 0; s < S; ++s) {
                 const int64_t i = base + s;
-                const float xh = (p.x[i] - mean) * rs;
+                const float xh = (xr[size_t(s)] - mean) * rs;
                 float m = 1.0f;
                 if (p.fuse_relu) {
                     if (p.mask) {
@@ -47,7 +51,7 @@ Float32Result torch_float32(const Problem& p, const DxRowSink& sink) {
                         r.mask[size_t(i)] = m != 0.0f;
                     }
                 }
-                const float d = p.dy[i] * m;
+                const float d = dyr[size_t(s)] * m;
                 dyp[size_t(b * S + s)] = d;
                 prod[size_t(b * S + s)] = d * xh;
             }
@@ -61,8 +65,9 @@ Float32Result torch_float32(const Problem& p, const DxRowSink& sink) {
         for (int64_t b = 0; b < B; ++b) {
             const int64_t base = (b * C + c) * S;
             float* out = sink ? row.data() : r.dx.data() + base;
+            p.x.row(base, S, xr.data());
             for (int64_t s = 0; s < S; ++s) {
-                const float xh = (p.x[base + s] - mean) * rs;
+                const float xh = (xr[size_t(s)] - mean) * rs;
                 const float d = dyp[size_t(b * S + s)];
                 out[s] = scale * (d - mb - xh * mg);
             }
@@ -81,22 +86,25 @@ Reference64::Reference64(const Problem& p) : p_(p) {
     dyx_sum_.assign(size_t(C), 0.0);
     dyx_l2_.assign(size_t(C), 0.0);
     for (int64_t c = 0; c < C; ++c) rstd_[size_t(c)] = 1.0 / std::sqrt(double(p.variances[c]) + p.eps);
+    std::vector<float> xr(static_cast<size_t>(S)), dyr(static_cast<size_t>(S));
     for (int64_t b = 0; b < B; ++b)
         for (int64_t c = 0; c < C; ++c) {
             const int64_t base = (b * C + c) * S;
             const double mean = p.means[c], rs = rstd_[size_t(c)], ga = p.gamma[c], be = p.beta[c];
+            p.x.row(base, S, xr.data());
+            p.dy.row(base, S, dyr.data());
             double sb = 0, sg = 0, s2 = 0, sx = 0, sx2 = 0;
             for (int64_t s = 0; s < S; ++s) {
                 const int64_t i = base + s;
-                const double xh = (double(p.x[i]) - mean) * rs;
+                const double xh = (double(xr[size_t(s)]) - mean) * rs;
                 bool m = true;
                 if (p.fuse_relu) m = p.mask ? p.mask[i] != 0 : xh * ga + be > 0.0;
                 if (!m) continue;
-                const double d = double(p.dy[i]);
+                const double d = double(dyr[size_t(s)]);
                 sb += d;
                 sg += d * xh;
                 s2 += d * d;
-                const double dx = d * double(p.x[i]);
+                const double dx = d * double(xr[size_t(s)]);
                 sx += dx;
                 sx2 += dx * dx;
             }
@@ -118,16 +126,21 @@ void Reference64::dx_row(int64_t row, const Coefficients& k, const std::vector<i
     const double mean = p_.means[c], rs = rstd_[size_t(c)], ga = p_.gamma[c], be = p_.beta[c];
     const double a = k.a[size_t(c)], b = k.b[size_t(c)], g = k.g[size_t(c)];
     while (cursor < flipped.size() && flipped[cursor] < base) ++cursor;
+    thread_local std::vector<float> xr, dyr;
+    xr.resize(size_t(S));
+    dyr.resize(size_t(S));
+    p_.x.row(base, S, xr.data());
+    p_.dy.row(base, S, dyr.data());
     for (int64_t s = 0; s < S; ++s) {
         const int64_t i = base + s;
-        const double xh = (double(p_.x[i]) - mean) * rs;
+        const double xh = (double(xr[size_t(s)]) - mean) * rs;
         bool m = true;
         if (p_.fuse_relu) m = p_.mask ? p_.mask[i] != 0 : xh * ga + be > 0.0;
         if (cursor < flipped.size() && flipped[cursor] == i) {
             m = !m;
             ++cursor;
         }
-        out[s] = a * ((m ? double(p_.dy[i]) : 0.0) - b - xh * g);
+        out[s] = a * ((m ? double(dyr[size_t(s)]) : 0.0) - b - xh * g);
     }
 }
 

@@ -14,16 +14,46 @@
 //   or (forward output > 0) with forward output = x_hat * gamma + beta.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <vector>
 
 namespace bnsim::oracle {
 using std::size_t;
 
+// A [B, C, S] input as the kernel reads it: float32, or bfloat16 (the upper 16 bits of a
+// float32, so every value converts exactly).
+struct Values {
+    const void* data = nullptr;
+    bool bf16 = false;
+    Values() = default;
+    Values(const float* f) : data(f) {}
+    Values(const void* d, bool is_bf16) : data(d), bf16(is_bf16) {}
+    float operator[](int64_t i) const {
+        if (!bf16) return static_cast<const float*>(data)[i];
+        const uint32_t u = uint32_t(static_cast<const uint16_t*>(data)[i]) << 16;
+        float f;
+        std::memcpy(&f, &u, 4);
+        return f;
+    }
+    // Elements [i0, i0 + n) into out (one loop per dtype, so it vectorizes).
+    void row(int64_t i0, int64_t n, float* out) const {
+        if (!bf16) {
+            std::memcpy(out, static_cast<const float*>(data) + i0, size_t(n) * 4);
+            return;
+        }
+        const uint16_t* h = static_cast<const uint16_t*>(data) + i0;
+        for (int64_t k = 0; k < n; ++k) {
+            const uint32_t u = uint32_t(h[k]) << 16;
+            std::memcpy(out + k, &u, 4);
+        }
+    }
+};
+
 struct Problem {
     int64_t B = 0, C = 0, S = 0;  // S = D*H*W; tensors are [B, C, S] row-major
-    const float* dy = nullptr;
-    const float* x = nullptr;
+    Values dy;
+    Values x;
     const float* means = nullptr;      // [C]
     const float* variances = nullptr;  // [C]
     const float* gamma = nullptr;      // [C]

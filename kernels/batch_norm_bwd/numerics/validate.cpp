@@ -40,15 +40,15 @@ std::vector<uint8_t> run_emulated(const Trace& trace, const Params& p, const BnI
     const size_t C = size_t(p.shape.C);
     num::DeviceMemory mem(trace, opts.partitions, opts.sbuf_bytes_per_partition);
     lap("allocate device memory");
-    num::put_tensor(mem, trace, "dy", in.dy.data(), n);
-    num::put_tensor(mem, trace, "x_in", in.x_in.data(), n);
+    num::put_tensor(mem, trace, "dy", in.dy);  // lent, not copied
+    num::put_tensor(mem, trace, "x_in", in.x_in);
     num::put_tensor(mem, trace, "means", in.means.data(), C);
     num::put_tensor(mem, trace, "variances", in.variances.data(), C);
     num::put_tensor(mem, trace, "gamma", in.gamma.data(), C);
     num::put_tensor(mem, trace, "beta", in.beta.data(), C);
     if (const HbmTensor* m = trace.find_tensor("relu_mask")) {
         if (in.relu_mask.size() != n) throw std::logic_error("numerics: the run needs a relu_mask input");
-        std::memcpy(mem.hbm(m->id).data(), in.relu_mask.data(), n);
+        if (!mem.borrow(m->id, in.relu_mask.data(), n)) std::memcpy(mem.hbm(m->id).data(), in.relu_mask.data(), n);
     }
     lap("load inputs");
     num::ExecutorOptions eo;
@@ -82,8 +82,8 @@ oracle::Problem oracle_problem(const Params& p, const BnInputs& in) {
     pr.B = p.shape.B;
     pr.C = p.shape.C;
     pr.S = p.shape.spatial();
-    pr.dy = in.dy.data();
-    pr.x = in.x_in.data();
+    pr.dy = oracle::Values(in.dy.bytes.data(), in.dy.dtype == DType::bf16);
+    pr.x = oracle::Values(in.x_in.bytes.data(), in.x_in.dtype == DType::bf16);
     pr.means = in.means.data();
     pr.variances = in.variances.data();
     pr.gamma = in.gamma.data();
@@ -267,11 +267,11 @@ void check_dgamma_dbeta(const Params& p, const BnInputs& in, const ValidateOptio
 
 uint64_t validate_bytes_needed(const Trace& trace, const Params& p, int partitions, uint64_t bpp) {
     const uint64_t n = uint64_t(p.shape.elements());
-    const uint64_t inputs = input_bytes(p);  // fp32 dy and x_in (+ mask), held throughout
-    // While the trace runs: the device memory (HBM tensors as the trace declares them, SBUF
-    // images) and the mask probe's record.
-    const uint64_t executing =
-        inputs + num::DeviceMemory::bytes_needed(trace, partitions, bpp) + (p.fuse_relu ? n : 0);
+    const uint64_t inputs = input_bytes(p);  // dy and x_in in the run's dtype (+ mask), held throughout
+    // While the trace runs: the device memory (the pages its instructions touch; the input
+    // tensors are the inputs above, lent) and the mask probe's record.
+    const uint64_t executing = inputs - 2 * n * uint64_t(dtype_size(p.dtype)) - (p.uses_mask() ? n : 0) +
+                               num::DeviceMemory::bytes_needed(trace, partitions, bpp) + (p.fuse_relu ? n : 0);
     // Then: the kernel's dx bytes, the applied and the oracle's recomputed masks, and the oracle's
     // two per-channel [B, spatial] fp32 buffers (dx itself is streamed row by row, never held).
     const uint64_t checking = inputs + n * uint64_t(dtype_size(p.dtype)) + (p.fuse_relu ? n : 0) +
