@@ -3,8 +3,9 @@
 // issue (a hardware DGE unit, software descriptor generation already paid on the Pool
 // stream, or none for pre-generated descriptors) -> dispatch latency -> descriptors on the 16 engines' queues -> the last descriptor
 // lands -> completion latency -> the semaphore the consumers wait on (scoreboard finish).
+// The descriptors are handed to the engines (models/dma_scheduler.h) at the trigger, with the
+// time they reach the queues.
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include <systemc>
@@ -14,6 +15,7 @@
 #include "models/dge.h"
 #include "models/dma_lifecycle.h"
 #include "models/dma_engine.h"
+#include "models/dma_scheduler.h"
 #include "models/scoreboard.h"
 
 namespace bnsim {
@@ -21,15 +23,15 @@ namespace bnsim {
 class DmaController : public sc_core::sc_module, public DescriptorSinkIF {
 public:
     SC_HAS_PROCESS(DmaController);
-    DmaController(sc_core::sc_module_name name, const CostModel& cost, const Trace& trace, Scoreboard& sb, HbmIF& hbm,
-                  Sbuf& sbuf);
+    DmaController(sc_core::sc_module_name name, const CostModel& cost, const Trace& trace, Scoreboard& sb,
+                  DmaScheduler& engines, Sbuf& sbuf);
 
     // The issuing engine's stream has triggered DMA `id` at now.
     void trigger(uint32_t id);
 
     void descriptor_started(const DmaDescriptor& d, double start_ns, double landed_ns) override;
 
-    const std::vector<std::unique_ptr<DmaEngine>>& engines() const { return engines_; }
+    const std::vector<DmaEngine*>& engines() const { return engines_; }
     const Dge& dge() const { return dge_; }
     // DMAs triggered but not finished, for the no-progress report.
     size_t in_flight() const { return in_flight_; }
@@ -38,16 +40,18 @@ private:
     // Indexed by instruction id: a lookup per descriptor, so a flat table rather than a map.
     struct InFlight {
         uint32_t remaining = 0;
+        bool started = false;
         double last_land = 0;
     };
-    void dispatch(uint32_t id);
+    void dispatch_empty(uint32_t id);  // a DMA without descriptors reached its queue
     void tick() { actions_.run_due(); }
 
     const DmaLifecycle rule_;
     const Trace& trace_;
     Scoreboard& sb_;
     Dge dge_;
-    std::vector<std::unique_ptr<DmaEngine>> engines_;
+    DmaScheduler& scheduler_;
+    std::vector<DmaEngine*> engines_;  // this core's, owned by the scheduler
     std::vector<InFlight> inflight_;
     size_t in_flight_ = 0;
     sc_core::sc_event ev_;

@@ -1,71 +1,78 @@
 #include "models/dma_engine.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include <systemc>
 
 #include "models/action_queue.h"
 
 namespace bnsim {
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaLifecycle& rule, HbmIF& hbm, Sbuf& sbuf,
-                     DescriptorSinkIF& sink)
-    : sc_core::sc_module(name), rule_(rule), hbm_(hbm), sbuf_(sbuf), sink_(sink),
-      queues_(size_t(rule.hw().dma.queues_per_engine)) {
-    SC_METHOD(step);
-    sensitive << wake_;
-    dont_initialize();
-}
+TickClock::TickClock() : per_ns_(std::round(1e-9 / sc_core::sc_get_time_resolution().to_seconds())) {}
 
-size_t DmaEngine::queued() const { return queued_; }
+DmaEngine::DmaEngine(const DmaLifecycle& rule, const TickClock& clock, HbmIF& hbm, Sbuf& sbuf, DescriptorSinkIF& sink,
+                     size_t index)
+    : rule_(rule), clock_(clock), hbm_(hbm), sbuf_(sbuf), sink_(sink), index_(index),
+      queues_(size_t(rule.hw().dma.queues_per_engine)), front_(queues_.size(), kNever) {}
 
-void DmaEngine::push(const DmaDescriptor& d) {
-    queues_[d.queue].descs.push_back(d);
+void DmaEngine::push(const DmaDescriptor& d, Ticks visible) {
+    auto& descs = queues_[d.queue].descs;
+    // Descriptors reach a queue in dispatch order, which is trigger order except when a later
+    // DMA skips the hardware DGE: insert after every descriptor arriving no later.
+    auto at = descs.end();
+    while (at != descs.begin() && std::prev(at)->visible > visible) --at;
+    descs.insert(at, Pending{d, visible});
+    front_[d.queue] = descs.front().visible;
     ++queued_;
-    if (!busy_) wake_.notify(sc_core::SC_ZERO_TIME);
+    // An engine that is not moving a descriptor looks at its queues when one arrives.
+    if (!busy_ && visible < next_) next_ = visible;
 }
 
 bool DmaEngine::ready(const QueueState& q, double now) const {
-    if (q.descs.empty()) return false;
-    if (!q.started || q.descs.front().dma == q.last_dma) return true;
+    if (!q.started || q.descs.front().d.dma == q.last_dma) return true;
     return now + kTimeEpsNs >= q.ready_at;
 }
 
-void DmaEngine::step() {
-    const double now = now_ns();
-    if (busy_ && now + kTimeEpsNs < busy_until_) {
-        // Woken early. Re-arm the end of the current descriptor: the wake-up we armed for it may
-        // have been dropped, as SystemC keeps only the earliest pending notification of an event
-        // (a push at the instant the engine picked a descriptor leaves a delta notification that
-        // cancels the timed one).
-        wake_.notify(sc_core::sc_time(busy_until_ - now, sc_core::SC_NS));
-        return;
-    }
+void DmaEngine::decide() {
+    const Ticks t = next_;
+    const double now = clock_.ns(t);
     busy_ = false;
-    if (queued_ == 0) return;
-    // Round-robin: the first ready non-empty queue at or after the pointer.
+    next_ = kNever;
+    // Round-robin: the first ready queue at or after the pointer whose front has arrived.
     const size_t nq = queues_.size();
     size_t q = next_queue_;
-    size_t tried = 0;
-    while (tried < nq && !ready(queues_[q], now)) {
-        q = (q + 1) % nq;
-        ++tried;
+    bool found = false, waiting = false;
+    double wake = 0;          // earliest ready_at of an arrived but not ready queue
+    Ticks arrival = kNever;   // earliest arrival of a descriptor not yet at its queue
+    for (size_t tried = 0; tried < nq; ++tried, q = (q + 1 == nq ? 0 : q + 1)) {
+        const Ticks v = front_[q];
+        if (v > t) {
+            arrival = std::min(arrival, v);  // kNever if empty
+            continue;
+        }
+        const QueueState& qs = queues_[q];
+        if (ready(qs, now)) {
+            found = true;
+            break;
+        } else if (!waiting || qs.ready_at < wake) {
+            wake = qs.ready_at;
+            waiting = true;
+        }
     }
-    if (tried == nq) {
-        // Every non-empty queue waits out its previous DMA's occupancy: sleep to the first ready.
-        double wake = 0;
-        bool any = false;
-        for (const auto& qs : queues_)
-            if (!qs.descs.empty() && (!any || qs.ready_at < wake)) {
-                wake = qs.ready_at;
-                any = true;
-            }
-        wake_.notify(sc_core::sc_time(std::max(wake - now, 0.0), sc_core::SC_NS));
+    if (!found) {
+        // Every arrived queue waits out its previous DMA's occupancy: sleep to the first ready,
+        // or until a descriptor arrives.
+        if (waiting) next_ = t + clock_.delay(std::max(wake - now, 0.0));
+        next_ = std::min(next_, arrival);
         return;
     }
     QueueState& qs = queues_[q];
-    DmaDescriptor d = qs.descs.front();
+    const DmaDescriptor d = qs.descs.front().d;
     qs.descs.pop_front();
+    front_[q] = qs.descs.empty() ? kNever : qs.descs.front().visible;
     --queued_;
-    next_queue_ = (q + 1) % nq;
+    next_queue_ = q + 1 == nq ? 0 : q + 1;
     if (!qs.started || d.dma != qs.last_dma) {
         qs.started = true;
         qs.last_dma = d.dma;
@@ -77,12 +84,11 @@ void DmaEngine::step() {
     if (d.sbuf_side) sbuf_.dma_access(d.bytes, !d.hbm_write);
     const double latency = rule_.landing_ns(d);
     busy_ = true;
-    busy_until_ = done;
+    next_ = t + clock_.delay(done - now);
     busy_ns_ += done - now;
     ++descriptors_;
     bytes_ += d.bytes;
     sink_.descriptor_started(d, now, done + latency);
-    wake_.notify(sc_core::sc_time(done - now, sc_core::SC_NS));
 }
 
 }  // namespace bnsim

@@ -7,11 +7,16 @@
 // DMA's first descriptor before the rule's next_dma_at of the previous DMA's first descriptor
 // (the per-DMA occupancy M6's small-transfer throughput shows); meanwhile the engine serves the
 // other queues.
+//
+// The engine is not a SystemC process of its own: the DmaScheduler (models/dma_scheduler.h)
+// calls decide() at each of the engine's decision times, in time order across all engines, a
+// window ahead of SystemC time (see there). A descriptor is pushed when its DMA is triggered,
+// with the SystemC time it reaches the queue (its dispatch), and takes part in decisions from
+// then on.
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <vector>
-
-#include <systemc>
 
 #include "models/dma_descriptor.h"
 #include "models/dma_lifecycle.h"
@@ -20,6 +25,10 @@
 
 namespace bnsim {
 
+// SystemC time in its resolution's ticks (1 ps by default).
+using Ticks = uint64_t;
+constexpr Ticks kNever = std::numeric_limits<Ticks>::max();
+
 // Told when a descriptor starts moving and when its data will have landed.
 class DescriptorSinkIF {
 public:
@@ -27,39 +36,63 @@ public:
     virtual void descriptor_started(const DmaDescriptor& d, double start_ns, double landed_ns) = 0;
 };
 
-class DmaEngine : public sc_core::sc_module {
+// Converts between model times (double ns) and SystemC ticks exactly as sc_time does, so a
+// decision time computed here is the time a SystemC notification would have fired.
+class TickClock {
 public:
-    SC_HAS_PROCESS(DmaEngine);
-    DmaEngine(sc_core::sc_module_name name, const DmaLifecycle& rule, HbmIF& hbm, Sbuf& sbuf, DescriptorSinkIF& sink);
+    TickClock();
+    double ns(Ticks t) const { return double(t) / per_ns_; }
+    // sc_time(d_ns, SC_NS).value(), for d_ns >= 0.
+    Ticks delay(double d_ns) const { return d_ns == 0 ? 0 : Ticks(d_ns * per_ns_ + 0.5); }
 
-    void push(const DmaDescriptor& d);
+private:
+    double per_ns_;
+};
+
+class DmaEngine {
+public:
+    DmaEngine(const DmaLifecycle& rule, const TickClock& clock, HbmIF& hbm, Sbuf& sbuf, DescriptorSinkIF& sink,
+              size_t index);
+
+    size_t index() const { return index_; }  // among the scheduler's engines
+    // Queues d; it reaches its queue at `visible` (ticks).
+    void push(const DmaDescriptor& d, Ticks visible);
+    // The engine's next decision time (kNever: idle with nothing pushed).
+    Ticks next() const { return next_; }
+    // Makes the decision due at next(): starts a descriptor, or waits for a queue to be ready or
+    // for a pushed descriptor to arrive.
+    void decide();
 
     double busy_ns() const { return busy_ns_; }
     uint64_t descriptors() const { return descriptors_; }
     uint64_t bytes() const { return bytes_; }
-    size_t queued() const;
+    size_t queued() const { return queued_; }
 
 private:
-    void step();
-
-    const DmaLifecycle& rule_;
-    HbmIF& hbm_;
-    Sbuf& sbuf_;
-    DescriptorSinkIF& sink_;
+    struct Pending {
+        DmaDescriptor d;
+        Ticks visible;
+    };
     struct QueueState {
-        std::deque<DmaDescriptor> descs;
-        bool started = false;   // some DMA started on this queue
-        uint32_t last_dma = 0;  // the DMA it started last
-        double ready_at = 0;    // earliest start of a different DMA's first descriptor
+        std::deque<Pending> descs;  // ordered by arrival at the queue
+        bool started = false;       // some DMA started on this queue
+        uint32_t last_dma = 0;      // the DMA it started last
+        double ready_at = 0;        // earliest start of a different DMA's first descriptor
     };
     bool ready(const QueueState& q, double now) const;
 
+    const DmaLifecycle& rule_;
+    const TickClock& clock_;
+    HbmIF& hbm_;
+    Sbuf& sbuf_;
+    DescriptorSinkIF& sink_;
+    size_t index_;
     std::vector<QueueState> queues_;
+    std::vector<Ticks> front_;  // [queue]: arrival of its first descriptor, kNever if empty
     size_t next_queue_ = 0;  // round-robin pointer
     size_t queued_ = 0;
-    bool busy_ = false;
-    double busy_until_ = 0;
-    sc_core::sc_event wake_;
+    bool busy_ = false;      // moving a descriptor until next_
+    Ticks next_ = kNever;
     double busy_ns_ = 0;
     uint64_t descriptors_ = 0, bytes_ = 0;
 };

@@ -47,23 +47,8 @@ DmaIssue DmaLifecycle::issue(DgeMode mode, double stream_ready, double triggered
     return r;
 }
 
-double DmaLifecycle::descriptor_ns(double bytes) const {
-    return bytes / hw_.dma.engine_bandwidth_gbps + hw_.dma.descriptor_overhead_ns;
-}
-
-double DmaLifecycle::next_dma_at(double first_start_ns) const {
-    return first_start_ns + hw_.dma.min_queue_occupancy_ns;
-}
-
 double DmaLifecycle::queue_occupancy_ns(double work_ns) const {
     return std::max(work_ns, hw_.dma.min_queue_occupancy_ns);
-}
-
-double DmaLifecycle::landing_ns(bool hbm, bool sbuf) const {
-    double ns = 0;
-    if (hbm) ns += hw_.hbm.latency_ns;
-    if (sbuf) ns += hw_.sbuf.access_latency_ns;
-    return ns;
 }
 
 double DmaLifecycle::fixed_ns(DgeMode mode) const {

@@ -63,9 +63,11 @@ public:
     // triggered; a hardware DGE DMA takes a unit of `dge`.
     DmaIssue issue(DgeMode mode, double stream_ready, double triggered, Dge& dge) const;
     // Time one DMA engine spends moving one descriptor of `bytes`.
-    double descriptor_ns(double bytes) const;
+    double descriptor_ns(double bytes) const {
+        return bytes / hw_.dma.engine_bandwidth_gbps + hw_.dma.descriptor_overhead_ns;
+    }
     // Earliest start of a queue's next DMA when it started its current one at first_start_ns.
-    double next_dma_at(double first_start_ns) const;
+    double next_dma_at(double first_start_ns) const { return first_start_ns + hw_.dma.min_queue_occupancy_ns; }
     // Per train: how long a queue is held by a DMA whose train takes work_ns on it.
     double queue_occupancy_ns(double work_ns) const;
     // From a descriptor's (or, all alike, a DMA's rows') data moved to landed.
@@ -77,7 +79,12 @@ public:
     double fixed_ns(DgeMode mode) const;
 
 private:
-    double landing_ns(bool hbm, bool sbuf) const;
+    double landing_ns(bool hbm, bool sbuf) const {
+        double ns = 0;
+        if (hbm) ns += hw_.hbm.latency_ns;
+        if (sbuf) ns += hw_.sbuf.access_latency_ns;
+        return ns;
+    }
     const HwConfig& hw_;
 };
 

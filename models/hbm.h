@@ -40,6 +40,10 @@ public:
     // Bytes of [addr, addr+bytes) that fall on each channel (pure; exposed for tests).
     static void split_channels(uint64_t addr, uint64_t bytes, uint64_t granule, int channels,
                                std::vector<uint64_t>& out);
+    // Calls fn(channel, bytes) once for each channel [addr, addr+bytes) touches (bytes > 0), in
+    // channel order from the first granule's: a transfer's only per-channel walk.
+    template <class Fn>
+    static void for_each_channel_share(uint64_t addr, uint64_t bytes, uint64_t granule, uint64_t channels, Fn&& fn);
 
 private:
     HbmParams p_;
@@ -47,8 +51,27 @@ private:
     std::vector<double> free_at_;
     std::vector<double> chan_busy_;
     std::vector<uint64_t> chan_bytes_;
-    std::vector<uint64_t> scratch_;
     uint64_t bytes_read_ = 0, bytes_written_ = 0;
 };
+
+template <class Fn>
+void Hbm::for_each_channel_share(uint64_t addr, uint64_t bytes, uint64_t granule, uint64_t channels, Fn&& fn) {
+    if (bytes == 0) return;
+    const uint64_t first = addr / granule, last = (addr + bytes - 1) / granule;
+    const uint64_t count = last - first + 1;               // granules touched
+    const uint64_t per = count / channels, extra = count % channels;  // the first `extra` channels get one more
+    const uint64_t head = addr - first * granule;          // the first granule starts part-way
+    const uint64_t tail = (last + 1) * granule - (addr + bytes);  // the last one ends part-way
+    const uint64_t c_first = first % channels, c_last = last % channels;
+    const uint64_t touched = count < channels ? count : channels;
+    uint64_t c = c_first;
+    for (uint64_t k = 0; k < touched; ++k) {
+        uint64_t b = (per + (k < extra ? 1 : 0)) * granule;
+        if (c == c_first) b -= head;
+        if (c == c_last) b -= tail;
+        fn(size_t(c), b);
+        if (++c == channels) c = 0;
+    }
+}
 
 }  // namespace bnsim

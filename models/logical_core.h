@@ -1,11 +1,13 @@
 #pragma once
 // The top of the model: a logical NeuronCore (LNC) of one or two physical cores sharing one HBM
-// stack, joined by the inter-core link when there are two.
+// stack (and so one DmaScheduler advancing all their DMA engines), joined by the inter-core link
+// when there are two.
 #include <memory>
 #include <vector>
 
 #include <systemc>
 
+#include "models/dma_scheduler.h"
 #include "models/hbm.h"
 #include "models/link.h"
 #include "models/neuron_core.h"
@@ -23,6 +25,7 @@ public:
 
 private:
     Hbm hbm_;
+    DmaScheduler dma_engines_;
     std::unique_ptr<Link> link_;
     std::vector<std::unique_ptr<NeuronCore>> cores_;
 };

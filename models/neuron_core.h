@@ -9,7 +9,7 @@
 #include <systemc>
 
 #include "models/dma_controller.h"
-#include "models/hbm.h"
+#include "models/dma_scheduler.h"
 #include "models/instruction_engine.h"
 #include "models/link.h"
 #include "models/sbuf.h"
@@ -22,7 +22,7 @@ namespace bnsim {
 class NeuronCore : public sc_core::sc_module {
 public:
     NeuronCore(sc_core::sc_module_name name, uint8_t core, const CoreStreams& streams, const CostModel& cost,
-               const Trace& trace, Scoreboard& sb, HbmIF& hbm, Link* link);
+               const Trace& trace, Scoreboard& sb, DmaScheduler& dma_engines, Link* link);
 
     uint8_t index() const { return core_; }
     Sbuf& sbuf() { return sbuf_; }

@@ -1,0 +1,64 @@
+#include "models/dma_scheduler.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace bnsim {
+
+DmaScheduler::DmaScheduler(sc_core::sc_module_name name, const HwConfig& hw, HbmIF& hbm)
+    : sc_core::sc_module(name), hbm_(hbm) {
+    // One tick less than the dispatch latency: a reach time rounded to ticks may fall a tick early.
+    const Ticks dispatch = clock_.delay(hw.dma.dispatch_ns);
+    lead_ = dispatch > 0 ? dispatch - 1 : 0;
+    SC_METHOD(advance);
+    sensitive << wake_;
+    dont_initialize();
+}
+
+DmaEngine& DmaScheduler::add_engine(const DmaLifecycle& rule, Sbuf& sbuf, DescriptorSinkIF& sink) {
+    engines_.push_back(std::make_unique<DmaEngine>(rule, clock_, hbm_, sbuf, sink, engines_.size()));
+    next_.push_back(kNever);
+    return *engines_.back();
+}
+
+void DmaScheduler::push(DmaEngine& engine, const DmaDescriptor& d, double reach_ns) {
+    const Ticks reach = clock_.delay(reach_ns);
+    if (reach < horizon_)
+        throw std::logic_error("DMA " + std::to_string(d.dma) + " reaches its queue before decisions already made");
+    engine.push(d, reach);
+    Ticks& next = next_[engine.index()];
+    if (engine.next() != next) {
+        next = engine.next();
+        arm(next);
+    }
+}
+
+void DmaScheduler::arm(Ticks decision) {
+    // The decision at t can be made once SystemC time passes t - lead_ (a later push cannot reach
+    // a queue by t).
+    const Ticks now = sc_core::sc_time_stamp().value();
+    const Ticks at = decision >= lead_ ? std::max(now, decision - lead_ + 1) : now;
+    if (at == now)
+        wake_.notify(sc_core::SC_ZERO_TIME);
+    else
+        wake_.notify(sc_core::sc_time::from_value(at - now));
+}
+
+void DmaScheduler::advance() {
+    horizon_ = sc_core::sc_time_stamp().value() + lead_;
+    for (;;) {
+        const Ticks t = next_.empty() ? kNever : *std::min_element(next_.begin(), next_.end());
+        if (t >= horizon_) {
+            if (t != kNever) arm(t);
+            return;
+        }
+        // Every engine due at t, in engine order (engines often move equal descriptors in step).
+        for (size_t e = 0; e < next_.size(); ++e)
+            if (next_[e] == t) {
+                engines_[e]->decide();
+                next_[e] = engines_[e]->next();
+            }
+    }
+}
+
+}  // namespace bnsim

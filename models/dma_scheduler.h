@@ -1,0 +1,44 @@
+#pragma once
+// The DMA engines of every core on one HBM stack, advanced together. An engine's decisions (which
+// queue's descriptor to start next, models/dma_engine.h) depend only on what has reached its
+// queues, and a DMA reaches its queues dma.dispatch_ns or more after it is triggered; so at
+// SystemC time `now` every descriptor that reaches a queue before now + dma.dispatch_ns has
+// already been pushed. The scheduler's one SC_METHOD therefore makes all the engines' decisions
+// due before that horizon in one activation, in time order (ties by engine), and sleeps until
+// the next decision comes within the horizon: one activation per dispatch window rather than
+// one per descriptor, with the same decisions and the same time-ordered HBM reservations as an
+// engine stepping through its descriptors one SystemC event at a time.
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "models/dma_engine.h"
+#include "models/hbm.h"
+
+namespace bnsim {
+
+class DmaScheduler : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(DmaScheduler);
+    DmaScheduler(sc_core::sc_module_name name, const HwConfig& hw, HbmIF& hbm);
+
+    // A new engine served by the shared HBM; the scheduler owns it.
+    DmaEngine& add_engine(const DmaLifecycle& rule, Sbuf& sbuf, DescriptorSinkIF& sink);
+    // Queues d on `engine`, reaching its queue at reach_ns (>= now + dma.dispatch_ns).
+    void push(DmaEngine& engine, const DmaDescriptor& d, double reach_ns);
+
+private:
+    void advance();
+    void arm(Ticks decision);
+
+    TickClock clock_;
+    Ticks lead_;         // no descriptor pushed at now reaches its queue before now + lead_
+    Ticks horizon_ = 0;  // decisions before this have been made
+    HbmIF& hbm_;
+    std::vector<std::unique_ptr<DmaEngine>> engines_;
+    std::vector<Ticks> next_;  // [engine]: its next decision, mirrored for a quick scan
+    sc_core::sc_event wake_;
+};
+
+}  // namespace bnsim
