@@ -5,12 +5,12 @@
 
 namespace bnsim::num {
 
-void ErrorAccumulator::add(double y, double r) {
-    const double e = std::fabs(y - r);
-    if (!(e <= max_abs)) max_abs = e;  // NaN propagates
-    sq_err += e * e;
-    sq_ref += r * r;
-    max_ref = std::max(max_ref, std::fabs(r));
+void ErrorAccumulator::merge(const ErrorAccumulator& o) {
+    if (std::isnan(max_abs) || std::isnan(o.max_abs)) max_abs = NAN;
+    else max_abs = std::max(max_abs, o.max_abs);
+    sq_err += o.sq_err;
+    sq_ref += o.sq_ref;
+    max_ref = std::max(max_ref, o.max_ref);
 }
 
 ErrorMetrics ErrorAccumulator::metrics(double max_rel_err) const {

@@ -1,6 +1,8 @@
 #pragma once
 // How an output of the emulated kernel (and of an independent oracle) is measured against a
 // float64 reference: error metrics, the tolerance they are held to, and pass/fail.
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -28,7 +30,15 @@ struct OutputCheck {
 // Accumulates the error metrics of a stream of (value, reference) pairs.
 struct ErrorAccumulator {
     double max_abs = 0, sq_err = 0, sq_ref = 0, max_ref = 0;
-    void add(double y, double r);
+    void add(double y, double r) {  // inline: called once per element of a tensor
+        const double e = std::fabs(y - r);
+        if (!(e <= max_abs) && !std::isnan(max_abs)) max_abs = e;  // a NaN error stays
+        sq_err += e * e;
+        sq_ref += r * r;
+        max_ref = std::max(max_ref, std::fabs(r));
+    }
+    // Adds another stream's sums (a NaN error stays NaN).
+    void merge(const ErrorAccumulator& o);
     // The metrics, with max_rel_err as given (it needs max|ref| first, so a second pass).
     ErrorMetrics metrics(double max_rel_err) const;
 };

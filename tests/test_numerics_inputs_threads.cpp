@@ -1,9 +1,12 @@
 // Generated inputs do not depend on the number of threads that generate them.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "kernels/batch_norm_bwd/numerics/inputs.h"
+#include "numerics/random.h"
 
 using namespace bnsim;
 
@@ -42,4 +45,28 @@ TEST_CASE("generated inputs are bit-identical for 1, 2, 3 and 8 threads") {
         const size_t e = one.x_in.elem_bytes();
         CHECK(std::memcmp(one.x_in.bytes.data(), one.x_in.bytes.data() + 65536 * e, 1024 * e) != 0);
     }
+}
+
+TEST_CASE("random values are counter-based: any range generated alone equals the same range of the whole") {
+    num::Distribution d;
+    num::BigVector<float> whole(200000);
+    num::fill(whole, d, 3, 1, DType::fp32, 2);
+    for (uint64_t i0 : {uint64_t(0), uint64_t(1), uint64_t(65535), uint64_t(123457)}) {
+        std::vector<float> part(777);
+        num::fill_range(d, 3, 1, i0, part.size(), part.data());
+        CHECK(same_bits(part.data(), whole.data() + i0, part.size()));
+    }
+    // The normal's moments, and its tails (the inverse CDF's tail branch): 200,000 draws.
+    double s = 0, s2 = 0;
+    int64_t beyond2 = 0;
+    for (float x : whole) {
+        s += x;
+        s2 += double(x) * x;
+        beyond2 += std::fabs(x) > 2.0f;
+    }
+    const double n = double(whole.size()), mean = s / n, var = s2 / n - mean * mean;
+    CHECK(std::fabs(mean) < 5 * std::sqrt(1.0 / n));
+    CHECK(std::fabs(var - 1.0) < 5 * std::sqrt(2.0 / n));
+    // P(|z| > 2) = 0.0455: the count is binomial, sd sqrt(n p (1 - p)) ~ 93.
+    CHECK(std::fabs(double(beyond2) - 0.0455 * n) < 5 * 93);
 }

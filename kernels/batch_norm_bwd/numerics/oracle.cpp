@@ -1,5 +1,6 @@
 #include "kernels/batch_norm_bwd/numerics/oracle.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -19,65 +20,75 @@ float pairwise_sum(const float* v, size_t n) {
 
 }  // namespace
 
-Float32Result torch_float32(const Problem& p, const DxRowSink& sink) {
-    Float32Result r;
+ChannelSums torch_float32_channel(const Problem& p, int64_t c, const DxRowSink& sink, uint8_t* mask) {
     const int64_t B = p.B, C = p.C, S = p.S, N = p.N();
-    if (!sink) r.dx.resize(size_t(p.size()));
-    std::vector<float> row(static_cast<size_t>(S));
-    r.dgamma.resize(size_t(C));
-    r.dbeta.resize(size_t(C));
-    const bool recompute = p.fuse_relu && !p.mask;
-    if (recompute) r.mask.resize(size_t(p.size()));
-    std::vector<float> rstd(static_cast<size_t>(C));
-    for (int64_t c = 0; c < C; ++c) rstd[size_t(c)] = 1.0f / std::sqrt(p.variances[c] + float(p.eps));
-    std::vector<float> dyp(static_cast<size_t>(N)), prod(static_cast<size_t>(N));
-    std::vector<float> xr(static_cast<size_t>(S)), dyr(static_cast<size_t>(S));
-    for (int64_t c = 0; c < C; ++c) {
-        const float mean = p.means[c], rs = rstd[size_t(c)], ga = p.gamma[c], be = p.beta[c];
-        for (int64_t b = 0; b < B; ++b) {
-            const int64_t base = (b * C + c) * S;
-            p.x.row(base, S, xr.data());
-            p.dy.row(base, S, dyr.data());
-            for (int64_t s = 0; s < S; ++s) {
-                const int64_t i = base + s;
-                const float xh = (xr[size_t(s)] - mean) * rs;
-                float m = 1.0f;
-                if (p.fuse_relu) {
-                    if (p.mask) {
-                        m = p.mask[i] ? 1.0f : 0.0f;
-                    } else {
-                        const float fwd = xh * ga + be;
-                        m = fwd > 0.0f ? 1.0f : 0.0f;
-                        r.mask[size_t(i)] = m != 0.0f;
-                    }
+    // Per-thread scratch: a channel's [B, S] products and one row of each input.
+    thread_local std::vector<float> dyp, prod, xr, dyr, row;
+    dyp.resize(size_t(N));
+    prod.resize(size_t(N));
+    xr.resize(size_t(S));
+    dyr.resize(size_t(S));
+    row.resize(size_t(S));
+    const float rs = 1.0f / std::sqrt(p.variances[c] + float(p.eps));
+    const float mean = p.means[c], ga = p.gamma[c], be = p.beta[c];
+    for (int64_t b = 0; b < B; ++b) {
+        const int64_t base = (b * C + c) * S;
+        p.x.row(base, S, xr.data());
+        p.dy.row(base, S, dyr.data());
+        for (int64_t s = 0; s < S; ++s) {
+            const int64_t i = base + s;
+            const float xh = (xr[size_t(s)] - mean) * rs;
+            float m = 1.0f;
+            if (p.fuse_relu) {
+                if (p.mask) {
+                    m = p.mask[i] ? 1.0f : 0.0f;
+                } else {
+                    const float fwd = xh * ga + be;
+                    m = fwd > 0.0f ? 1.0f : 0.0f;
+                    if (mask) mask[i] = m != 0.0f;
                 }
-                const float d = dyr[size_t(s)] * m;
-                dyp[size_t(b * S + s)] = d;
-                prod[size_t(b * S + s)] = d * xh;
             }
+            const float d = dyr[size_t(s)] * m;
+            dyp[size_t(b * S + s)] = d;
+            prod[size_t(b * S + s)] = d * xh;
         }
-        const float dbeta = pairwise_sum(dyp.data(), size_t(N));
-        const float dgamma = pairwise_sum(prod.data(), size_t(N));
-        r.dbeta[size_t(c)] = dbeta;
-        r.dgamma[size_t(c)] = dgamma;
-        const float invn = 1.0f / float(N);
-        const float scale = ga * rs, mb = dbeta * invn, mg = dgamma * invn;
-        for (int64_t b = 0; b < B; ++b) {
-            const int64_t base = (b * C + c) * S;
-            float* out = sink ? row.data() : r.dx.data() + base;
-            p.x.row(base, S, xr.data());
-            for (int64_t s = 0; s < S; ++s) {
-                const float xh = (xr[size_t(s)] - mean) * rs;
-                const float d = dyp[size_t(b * S + s)];
-                out[s] = scale * (d - mb - xh * mg);
-            }
-            if (sink) sink(b * C + c, out);
+    }
+    ChannelSums r;
+    r.dbeta = pairwise_sum(dyp.data(), size_t(N));
+    r.dgamma = pairwise_sum(prod.data(), size_t(N));
+    if (!sink) return r;
+    const float invn = 1.0f / float(N);
+    const float scale = ga * rs, mb = r.dbeta * invn, mg = r.dgamma * invn;
+    for (int64_t b = 0; b < B; ++b) {
+        const int64_t base = (b * C + c) * S;
+        p.x.row(base, S, xr.data());
+        for (int64_t s = 0; s < S; ++s) {
+            const float xh = (xr[size_t(s)] - mean) * rs;
+            const float d = dyp[size_t(b * S + s)];
+            row[size_t(s)] = scale * (d - mb - xh * mg);
         }
+        sink(b * C + c, row.data());
     }
     return r;
 }
 
-Reference64::Reference64(const Problem& p) : p_(p) {
+Float32Result torch_float32(const Problem& p, const DxRowSink& sink) {
+    Float32Result r;
+    const int64_t C = p.C, S = p.S;
+    if (!sink) r.dx.resize(size_t(p.size()));
+    r.dgamma.resize(size_t(C));
+    r.dbeta.resize(size_t(C));
+    if (p.fuse_relu && !p.mask) r.mask.resize(size_t(p.size()));
+    auto keep = [&](int64_t row, const float* dx) { std::copy(dx, dx + S, r.dx.data() + row * S); };
+    for (int64_t c = 0; c < C; ++c) {
+        const ChannelSums cs = torch_float32_channel(p, c, sink ? sink : DxRowSink(keep), r.mask.empty() ? nullptr : r.mask.data());
+        r.dgamma[size_t(c)] = cs.dgamma;
+        r.dbeta[size_t(c)] = cs.dbeta;
+    }
+    return r;
+}
+
+Reference64::Reference64(const Problem& p, const ChannelLoop& loop) : p_(p) {
     const int64_t B = p.B, C = p.C, S = p.S;
     rstd_.resize(size_t(C));
     dbeta_.assign(size_t(C), 0.0);
@@ -86,11 +97,14 @@ Reference64::Reference64(const Problem& p) : p_(p) {
     dyx_sum_.assign(size_t(C), 0.0);
     dyx_l2_.assign(size_t(C), 0.0);
     for (int64_t c = 0; c < C; ++c) rstd_[size_t(c)] = 1.0 / std::sqrt(double(p.variances[c]) + p.eps);
-    std::vector<float> xr(static_cast<size_t>(S)), dyr(static_cast<size_t>(S));
-    for (int64_t b = 0; b < B; ++b)
-        for (int64_t c = 0; c < C; ++c) {
+    // Each channel's sums over its rows, b = 0..B-1 in order (the same for any loop).
+    auto channel = [&](int64_t c) {
+        thread_local std::vector<float> xr, dyr;
+        xr.resize(size_t(S));
+        dyr.resize(size_t(S));
+        const double mean = p.means[c], rs = rstd_[size_t(c)], ga = p.gamma[c], be = p.beta[c];
+        for (int64_t b = 0; b < B; ++b) {
             const int64_t base = (b * C + c) * S;
-            const double mean = p.means[c], rs = rstd_[size_t(c)], ga = p.gamma[c], be = p.beta[c];
             p.x.row(base, S, xr.data());
             p.dy.row(base, S, dyr.data());
             double sb = 0, sg = 0, s2 = 0, sx = 0, sx2 = 0;
@@ -114,6 +128,10 @@ Reference64::Reference64(const Problem& p) : p_(p) {
             dyx_sum_[size_t(c)] += sx;
             dyx_l2_[size_t(c)] += sx2;
         }
+    };
+    if (loop) loop(C, channel);
+    else
+        for (int64_t c = 0; c < C; ++c) channel(c);
     for (int64_t c = 0; c < C; ++c) {
         dy_l2_[size_t(c)] = std::sqrt(dy_l2_[size_t(c)]);
         dyx_l2_[size_t(c)] = std::sqrt(dyx_l2_[size_t(c)]);

@@ -77,6 +77,18 @@ struct Float32Result {
 using DxRowSink = std::function<void(int64_t row, const float* dx)>;
 Float32Result torch_float32(const Problem& p, const DxRowSink& sink = nullptr);
 
+// One channel of torch_float32 (channels are independent: callers may run them in parallel):
+// its dx rows to the sink (b = 0..B-1), its recomputed mask into mask (when it recomputes one;
+// [B, C, S] indexed), and its dgamma and dbeta.
+struct ChannelSums {
+    float dgamma = 0, dbeta = 0;
+};
+ChannelSums torch_float32_channel(const Problem& p, int64_t c, const DxRowSink& sink, uint8_t* mask);
+
+// Runs body(c) for every channel c in [0, C), in any order and on any threads (the work of one
+// channel touches only that channel's results).
+using ChannelLoop = std::function<void(int64_t C, const std::function<void(int64_t c)>& body)>;
+
 // Per-channel coefficients of dx: dx = a * (dy * m - b - x_hat * g).
 struct Coefficients {
     std::vector<double> a, b, g;
@@ -85,7 +97,7 @@ struct Coefficients {
 
 class Reference64 {
 public:
-    explicit Reference64(const Problem& p);
+    explicit Reference64(const Problem& p, const ChannelLoop& loop = nullptr);
 
     // Index of element (b, c, s) is (b*C + c)*S + s.
     double rstd(int64_t c) const { return rstd_[size_t(c)]; }

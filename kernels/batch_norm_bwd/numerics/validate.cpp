@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 
 #include "kernels/batch_norm_bwd/numerics/mask_probe.h"
@@ -12,6 +13,7 @@
 #include "numerics/executor.h"
 #include "numerics/hbm_io.h"
 #include "numerics/npy.h"
+#include "numerics/parallel.h"
 #include "numerics/runners.h"
 
 namespace bnsim::bn {
@@ -158,48 +160,87 @@ Roundoffs roundoffs(const Params& p, const ValidateOptions& opts) {
     return u;
 }
 
+// Runs body(c) for every channel on every hardware thread (the oracle's and the comparison's
+// work is per channel; results are combined in channel order, the same for any thread count).
+void for_each_channel(int64_t C, const std::function<void(int64_t)>& body) {
+    num::parallel_for(size_t(C), 0, [&](size_t c) { body(int64_t(c)); });
+}
+
+// One channel's (then all channels') dx errors of the kernel and of the oracle.
+struct DxErrors {
+    ErrorAccumulator k, o;
+    double rel_k = 0, rel_o = 0, se_ko = 0, sq_o = 0;
+    void merge(const DxErrors& e) {
+        k.merge(e.k);
+        o.merge(e.o);
+        rel_k = std::max(rel_k, e.rel_k);
+        rel_o = std::max(rel_o, e.rel_o);
+        se_ko += e.se_ko;
+        sq_o += e.sq_o;
+    }
+};
+
 // dx of the kernel and of the float32 oracle against the reference. The reference for each
 // implementation differs only at its own kink flips. A first pass finds max|ref| (the floor of
-// the relative metric); the second streams the oracle's rows. Returns the oracle's column sums.
+// the relative metric); the second streams the oracle's rows. Both run channel by channel in
+// parallel. Returns the oracle's column sums.
 oracle::Float32Result check_dx(const Params& p, const ValidateOptions& opts, const oracle::Problem& pr,
                                const oracle::Reference64& ref, const oracle::Coefficients& kk,
                                const oracle::Coefficients& ko, const KinkFlips& flips, ValidateResult& res) {
-    const int64_t rows = p.shape.B * p.shape.C, S = pr.S;
-    std::vector<double> rk(static_cast<size_t>(S)), ro(static_cast<size_t>(S));
-    std::vector<float> yk(static_cast<size_t>(S));
-    double max_ref = 0;
-    {
-        size_t cur = 0;
-        for (int64_t r = 0; r < rows; ++r) {
-            ref.dx_row(r, kk, flips.kernel, cur, rk.data());
-            for (int64_t s = 0; s < S; ++s) max_ref = std::max(max_ref, std::fabs(rk[size_t(s)]));
-        }
-    }
-    const double floor = 1e-3 * max_ref;
-    ErrorAccumulator ak, ao;
-    double rel_k = 0, rel_o = 0, se_ko = 0, sq_o = 0;
-    // Rows arrive channel-major, so each implementation's flip list is walked by binary search.
+    const int64_t B = p.shape.B, C = p.shape.C, S = pr.S;
+    // Rows of a channel are B rows apart, so each implementation's flip list is entered by
+    // binary search.
     auto ref_row = [&](int64_t r, const oracle::Coefficients& cf, const std::vector<int64_t>& fl, double* out) {
         size_t cur = size_t(std::lower_bound(fl.begin(), fl.end(), r * S) - fl.begin());
         ref.dx_row(r, cf, fl, cur, out);
     };
-    const size_t dsize = size_t(dtype_size(res.out_dx_dtype));
-    oracle::Float32Result sums = oracle::torch_float32(pr, [&](int64_t r, const float* yo) {
-        ref_row(r, kk, flips.kernel, rk.data());
-        ref_row(r, ko, flips.oracle, ro.data());
-        num::load_elems(res.out_dx_bytes.data() + size_t(r * S) * dsize, res.out_dx_dtype, size_t(S), yk.data());
-        for (int64_t s = 0; s < S; ++s) {
-            const size_t j = size_t(s);
-            ak.add(yk[j], rk[j]);
-            ao.add(yo[j], ro[j]);
-            const double ak_ = std::fabs(rk[j]), ao_ = std::fabs(ro[j]);
-            if (ak_ >= floor && ak_ > 0) rel_k = std::max(rel_k, std::fabs(double(yk[j]) - rk[j]) / ak_);
-            if (ao_ >= floor && ao_ > 0) rel_o = std::max(rel_o, std::fabs(double(yo[j]) - ro[j]) / ao_);
-            const double d = double(yk[j]) - double(yo[j]);
-            se_ko += d * d;
-            sq_o += double(yo[j]) * double(yo[j]);
+    std::vector<double> max_ref_c(static_cast<size_t>(C), 0.0);
+    for_each_channel(C, [&](int64_t c) {
+        thread_local std::vector<double> rk;
+        rk.resize(size_t(S));
+        double m = 0;
+        for (int64_t b = 0; b < B; ++b) {
+            ref_row(b * C + c, kk, flips.kernel, rk.data());
+            for (int64_t s = 0; s < S; ++s) m = std::max(m, std::fabs(rk[size_t(s)]));
         }
+        max_ref_c[size_t(c)] = m;
     });
+    const double floor = 1e-3 * *std::max_element(max_ref_c.begin(), max_ref_c.end());
+    const size_t dsize = size_t(dtype_size(res.out_dx_dtype));
+    std::vector<DxErrors> errs(static_cast<size_t>(C));
+    oracle::Float32Result sums;
+    sums.dgamma.resize(size_t(C));
+    sums.dbeta.resize(size_t(C));
+    for_each_channel(C, [&](int64_t c) {
+        thread_local std::vector<double> rk, ro;
+        thread_local std::vector<float> yk;
+        rk.resize(size_t(S));
+        ro.resize(size_t(S));
+        yk.resize(size_t(S));
+        DxErrors& e = errs[size_t(c)];
+        const oracle::ChannelSums cs = oracle::torch_float32_channel(pr, c, [&](int64_t r, const float* yo) {
+            ref_row(r, kk, flips.kernel, rk.data());
+            ref_row(r, ko, flips.oracle, ro.data());
+            num::load_elems(res.out_dx_bytes.data() + size_t(r * S) * dsize, res.out_dx_dtype, size_t(S), yk.data());
+            for (int64_t s = 0; s < S; ++s) {
+                const size_t j = size_t(s);
+                e.k.add(yk[j], rk[j]);
+                e.o.add(yo[j], ro[j]);
+                const double ak_ = std::fabs(rk[j]), ao_ = std::fabs(ro[j]);
+                if (ak_ >= floor && ak_ > 0) e.rel_k = std::max(e.rel_k, std::fabs(double(yk[j]) - rk[j]) / ak_);
+                if (ao_ >= floor && ao_ > 0) e.rel_o = std::max(e.rel_o, std::fabs(double(yo[j]) - ro[j]) / ao_);
+                const double d = double(yk[j]) - double(yo[j]);
+                e.se_ko += d * d;
+                e.sq_o += double(yo[j]) * double(yo[j]);
+            }
+        }, nullptr);
+        sums.dgamma[size_t(c)] = cs.dgamma;
+        sums.dbeta[size_t(c)] = cs.dbeta;
+    });
+    DxErrors all;
+    for (const DxErrors& e : errs) all.merge(e);
+    const ErrorAccumulator &ak = all.k, &ao = all.o;
+    const double rel_k = all.rel_k, rel_o = all.rel_o, se_ko = all.se_ko, sq_o = all.sq_o;
     // Tolerance: the bf16 (or configured) intermediates direct_x and var_x, and the cast to dx's
     // dtype: each element carries at most about 2*u_c + u_o of max|dx| (u = unit roundoff), plus
     // the scale/bias operand path's u_op on direct_x and var_x; the L2 bound takes twice the sum.
@@ -289,10 +330,11 @@ ValidateResult validate_batch_norm_bwd(const Trace& trace, const Params& p, cons
     // The float32 oracle's own recomputed mask (its sums and dx are streamed in check_dx).
     oracle::Float32Result orc;
     if (p.recomputes_mask()) {
-        orc = oracle::torch_float32(pr, [](int64_t, const float*) {});
+        orc.mask.resize(size_t(pr.size()));
+        for_each_channel(pr.C, [&](int64_t c) { oracle::torch_float32_channel(pr, c, nullptr, orc.mask.data()); });
         lap("float32 oracle mask");
     }
-    oracle::Reference64 ref(pr);
+    oracle::Reference64 ref(pr, for_each_channel);
     lap("float64 reference");
 
     KinkFlips flips;
