@@ -207,8 +207,14 @@ void store_elems(const float* in, DType dt, size_t n, uint8_t* dst) {
     switch (dt) {
     case DType::fp32: std::memcpy(dst, in, n * 4); return;
     case DType::bf16:
+        // f32_to_bf16 without its branch, so the loop vectorizes: round to nearest even, or
+        // keep a NaN quiet.
         for (size_t j = 0; j < n; ++j) {
-            const uint16_t h = f32_to_bf16(in[j]);
+            uint32_t u;
+            std::memcpy(&u, in + j, 4);
+            const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+            const uint32_t quiet = (u >> 16) | 0x0040u;
+            const uint16_t h = uint16_t(int32_t(u & 0x7fffffffu) > 0x7f800000 ? quiet : rounded);
             std::memcpy(dst + 2 * j, &h, 2);
         }
         return;

@@ -81,3 +81,20 @@ TEST_CASE("element conversion: bf16, fp32 and uint8 rows", "[numerics][bf16]") {
     load_elems(u8, DType::u8, 4, out);
     CHECK(out[0] == 1.0f);
 }
+
+TEST_CASE("store_elems rounds to bf16 exactly as f32_to_bf16, NaN and infinity included") {
+    std::vector<float> v;
+    for (uint64_t u = 0; u <= 0xffffffffull; u += 0x10001ull) v.push_back(bnsim::num::f32_from_bits(uint32_t(u)));
+    for (uint32_t u : {0x7f800000u, 0xff800000u, 0x7f800001u, 0x7fffffffu, 0xffc00000u, 0x7f7fffffu, 0x00000001u,
+                       0x3f808000u, 0x3f818000u, 0x3f80ffffu})
+        v.push_back(bnsim::num::f32_from_bits(u));
+    std::vector<uint8_t> out(v.size() * 2);
+    bnsim::num::store_elems(v.data(), bnsim::DType::bf16, v.size(), out.data());
+    size_t bad = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+        uint16_t h;
+        std::memcpy(&h, out.data() + 2 * i, 2);
+        bad += h != bnsim::num::f32_to_bf16(v[i]);
+    }
+    CHECK(bad == 0);
+}
