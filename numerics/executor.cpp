@@ -6,7 +6,6 @@
 #include <string>
 
 #include "numerics/bf16.h"
-#include "numerics/parallel.h"
 
 namespace bnsim::num {
 namespace {
@@ -55,16 +54,6 @@ void act(ActFunc f, float* v, size_t n) {
     }
 }
 
-// Runs f(i) for the rows of an operand: on all hardware threads when the rows move at least
-// 1 MiB (a seed-shape tile), where the thread start-up is small next to the copying.
-template <typename F>
-void for_rows(uint32_t rows, size_t bytes_per_row, F&& f) {
-    constexpr size_t kParallelBytes = size_t(1) << 20;
-    if (size_t(rows) * bytes_per_row >= kParallelBytes) parallel_for(rows, 0, [&](size_t i) { f(uint32_t(i)); });
-    else
-        for (uint32_t i = 0; i < rows; ++i) f(i);
-}
-
 [[noreturn]] void shape_error(const Instruction& ins, const std::string& what) {
     throw std::logic_error("numerics: instruction " + std::to_string(ins.id) + " (" + opcode_name(ins.opcode) +
                            " '" + ins.tag.what + "'): " + what);
@@ -94,7 +83,7 @@ void FunctionalExecutor::read_into(const Operand& op, std::vector<float>& out) c
     const size_t n = size_t(op.elems_per_row());
     out.resize(size_t(rows) * n);
     const DeviceMemory& mem = mem_;  // reads go through the const row(): inputs may be lent read-only
-    for_rows(rows, n * 4, [&](uint32_t i) { load_elems(mem.row(op.region, i), op.dtype, n, out.data() + size_t(i) * n); });
+    for (uint32_t i = 0; i < rows; ++i) load_elems(mem.row(op.region, i), op.dtype, n, out.data() + size_t(i) * n);
 }
 
 std::vector<uint8_t> FunctionalExecutor::take_bytes(size_t n) {
@@ -125,8 +114,8 @@ FunctionalExecutor::Write FunctionalExecutor::encode(const Operand& dst, const s
     const size_t bpr = size_t(dst.region.bytes_per_row());
     if (values.size() != n * dst.region.rows()) throw std::logic_error("numerics: result size mismatch");
     w.bytes = take_bytes(bpr * dst.region.rows());
-    for_rows(dst.region.rows(), n * 4,
-             [&](uint32_t i) { store_elems(values.data() + size_t(i) * n, dst.dtype, n, w.bytes.data() + size_t(i) * bpr); });
+    for (uint32_t i = 0; i < dst.region.rows(); ++i)
+        store_elems(values.data() + size_t(i) * n, dst.dtype, n, w.bytes.data() + size_t(i) * bpr);
     return w;
 }
 
@@ -140,7 +129,7 @@ FunctionalExecutor::Write FunctionalExecutor::copy_bytes(const Operand& dst, con
     const size_t bpr = size_t(dst.region.bytes_per_row());
     w.bytes = take_bytes(bpr * dst.region.rows());
     const DeviceMemory& mem = mem_;
-    for_rows(dst.region.rows(), bpr, [&](uint32_t i) { std::memcpy(w.bytes.data() + i * bpr, mem.row(src.region, i), bpr); });
+    for (uint32_t i = 0; i < dst.region.rows(); ++i) std::memcpy(w.bytes.data() + i * bpr, mem.row(src.region, i), bpr);
     return w;
 }
 
@@ -296,7 +285,7 @@ void FunctionalExecutor::on_finish(const Instruction& ins, double) {
     Pending& p = it->second;
     for (const Write& w : p.writes) {
         const size_t bpr = size_t(w.region.bytes_per_row());
-        for_rows(w.region.rows(), bpr, [&](uint32_t i) { std::memcpy(mem_.row(w.region, i), w.bytes.data() + i * bpr, bpr); });
+        for (uint32_t i = 0; i < w.region.rows(); ++i) std::memcpy(mem_.row(w.region, i), w.bytes.data() + i * bpr, bpr);
     }
     for (Write& w : p.writes) byte_pool_.push_back(std::move(w.bytes));
     if (p.writes_acc) {
