@@ -22,6 +22,7 @@ void DmaEngine::push(const DmaDescriptor& d, Ticks visible) {
     // DMA skips the hardware DGE: insert after every descriptor arriving no later.
     auto at = descs.end();
     while (at != descs.begin() && std::prev(at)->visible > visible) --at;
+    if (descs.empty()) active_.insert(std::lower_bound(active_.begin(), active_.end(), d.queue), d.queue);
     descs.insert(at, Pending{d, visible});
     front_[d.queue] = descs.front().visible;
     ++queued_;
@@ -39,16 +40,19 @@ void DmaEngine::decide() {
     const double now = clock_.ns(t);
     busy_ = false;
     next_ = kNever;
-    // Round-robin: the first ready queue at or after the pointer whose front has arrived.
-    const size_t nq = queues_.size();
-    size_t q = next_queue_;
+    // Round-robin: the first ready queue at or after the pointer whose front has arrived (only
+    // the queues holding descriptors need a look, in round-robin order from the pointer).
+    const size_t nq = queues_.size(), na = active_.size();
+    const size_t from = size_t(std::lower_bound(active_.begin(), active_.end(), next_queue_) - active_.begin());
+    size_t q = 0;
     bool found = false, waiting = false;
     double wake = 0;          // earliest ready_at of an arrived but not ready queue
     Ticks arrival = kNever;   // earliest arrival of a descriptor not yet at its queue
-    for (size_t tried = 0; tried < nq; ++tried, q = (q + 1 == nq ? 0 : q + 1)) {
+    for (size_t k = 0; k < na; ++k) {
+        q = active_[from + k < na ? from + k : from + k - na];
         const Ticks v = front_[q];
         if (v > t) {
-            arrival = std::min(arrival, v);  // kNever if empty
+            arrival = std::min(arrival, v);
             continue;
         }
         const QueueState& qs = queues_[q];
@@ -70,7 +74,12 @@ void DmaEngine::decide() {
     QueueState& qs = queues_[q];
     const DmaDescriptor d = qs.descs.front().d;
     qs.descs.pop_front();
-    front_[q] = qs.descs.empty() ? kNever : qs.descs.front().visible;
+    if (qs.descs.empty()) {
+        front_[q] = kNever;
+        active_.erase(std::lower_bound(active_.begin(), active_.end(), uint16_t(q)));
+    } else {
+        front_[q] = qs.descs.front().visible;
+    }
     --queued_;
     next_queue_ = q + 1 == nq ? 0 : q + 1;
     if (!qs.started || d.dma != qs.last_dma) {

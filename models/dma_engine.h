@@ -88,7 +88,8 @@ private:
     DescriptorSinkIF& sink_;
     size_t index_;
     std::vector<QueueState> queues_;
-    std::vector<Ticks> front_;  // [queue]: arrival of its first descriptor, kNever if empty
+    std::vector<Ticks> front_;      // [queue]: arrival of its first descriptor, kNever if empty
+    std::vector<uint16_t> active_;  // the queues holding descriptors, ascending (a kernel uses few)
     size_t next_queue_ = 0;  // round-robin pointer
     size_t queued_ = 0;
     bool busy_ = false;      // moving a descriptor until next_

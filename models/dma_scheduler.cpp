@@ -26,18 +26,17 @@ void DmaScheduler::push(DmaEngine& engine, const DmaDescriptor& d, double reach_
     if (reach < horizon_)
         throw std::logic_error("DMA " + std::to_string(d.dma) + " reaches its queue before decisions already made");
     engine.push(d, reach);
-    Ticks& next = next_[engine.index()];
-    if (engine.next() != next) {
-        next = engine.next();
-        arm(next);
+    if (engine.next() != next_[engine.index()]) {
+        next_[engine.index()] = engine.next();
+        arm(engine.next());
     }
 }
 
 void DmaScheduler::arm(Ticks decision) {
-    // The decision at t can be made once SystemC time passes t - lead_ (a later push cannot reach
-    // a queue by t).
+    // The decision at t can be made once SystemC time passes t - lead_ (no later push reaches a
+    // queue by t) and must be made by t: wake at t, the latest, to make the most of the window.
     const Ticks now = sc_core::sc_time_stamp().value();
-    const Ticks at = decision >= lead_ ? std::max(now, decision - lead_ + 1) : now;
+    const Ticks at = std::max(now, lead_ > 0 ? decision : decision + 1);
     if (at == now)
         wake_.notify(sc_core::SC_ZERO_TIME);
     else

@@ -5,9 +5,11 @@
 // SystemC time `now` every descriptor that reaches a queue before now + dma.dispatch_ns has
 // already been pushed. The scheduler's one SC_METHOD therefore makes all the engines' decisions
 // due before that horizon in one activation, in time order (ties by engine), and sleeps until
-// the next decision comes within the horizon: one activation per dispatch window rather than
-// one per descriptor, with the same decisions and the same time-ordered HBM reservations as an
-// engine stepping through its descriptors one SystemC event at a time.
+// the time of the next decision (which it then makes with the dispatch window after it): one
+// activation per dispatch window rather than one per descriptor, with the same decisions and
+// the same time-ordered HBM reservations as an engine stepping through its descriptors one
+// SystemC event at a time. Decisions are never made after their own time, so what they
+// schedule (a DMA's start and finish records) is still in SystemC's future.
 #include <memory>
 #include <vector>
 
