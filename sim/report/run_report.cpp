@@ -32,7 +32,17 @@ struct Bounds {
     uint64_t dmas = 0, descriptors = 0, desc_bytes = 0, hbm_bytes = 0;
 };
 
-Bounds compute_bounds(const Trace& trace, const CostModel& cost, int phase /* -1: all */) {
+// Each DMA's plan (its trains), by instruction id; empty for other instructions. Built once for
+// the whole-kernel and per-phase bounds.
+std::vector<DmaPlan> dma_plans(const Trace& trace, const DmaLifecycle& rule) {
+    std::vector<DmaPlan> plans(trace.size());
+    for (const auto& in : trace.instructions())
+        if (in.is_dma()) plans[in.id] = rule.plan(in, trace);
+    return plans;
+}
+
+Bounds compute_bounds(const Trace& trace, const CostModel& cost, const std::vector<DmaPlan>& plans,
+                      int phase /* -1: all */) {
     const HwConfig& hw = cost.hw();
     const int nc = std::max(1, trace.num_cores);
     std::vector<std::array<double, kNumEngines>> eng(static_cast<size_t>(nc));
@@ -50,7 +60,7 @@ Bounds compute_bounds(const Trace& trace, const CostModel& cost, int phase /* -1
         if (phase >= 0 && in.tag.phase != phase) continue;
         eng[in.core][size_t(in.engine)] += cost.engine_ns(in);
         if (!in.is_dma()) continue;
-        const DmaPlan plan = rule.plan(in, trace);
+        const DmaPlan& plan = plans[in.id];
         const DmaRowShape& sh = plan.shape;
         for (const auto& t : plan.trains) {
             dma[in.core] += t.work_ns;
@@ -183,6 +193,7 @@ std::string queue_roles(const Trace& trace, int core, int queue) {
 json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r) {
     const Trace& trace = k.trace;
     CostModel cost(cfg.hw);
+    const std::vector<DmaPlan> plans = dma_plans(k.trace, DmaLifecycle(cfg.hw));
     json j;
     j["kernel"] = cfg.kernel;
     j["config"] = cfg.file;
@@ -212,7 +223,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
                 s = std::min(s, r.timing[in.id].start_ns);
                 e = std::max(e, r.timing[in.id].end_ns);
             }
-        const Bounds b = compute_bounds(trace, cost, p);
+        const Bounds b = compute_bounds(trace, cost, plans, p);
         const double own_start = std::min(e, std::max(s, prev_end));
         prev_end = std::max(prev_end, e);
         json ph;
@@ -336,7 +347,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
         j["link"] = {{"transfers", it->second.instructions}, {"busy_ns", ps(it->second.busy_ns)}};
 
     // Whole-kernel lower bounds.
-    const Bounds all = compute_bounds(trace, cost, -1);
+    const Bounds all = compute_bounds(trace, cost, plans, -1);
     json bj = bounds_json(all);
     std::string summary;
     bj["binding"] = binding_json(all, r.kernel_ns, summary);
