@@ -1,6 +1,16 @@
 #include "trace/instruction.h"
 
+#include <set>
+
 namespace bnsim {
+
+const char* nki_source_location(const std::string& function, int phase, const std::string& step) {
+    std::string s = function + ":";
+    if (phase > 0) s += "phase" + std::to_string(phase) + ".";
+    for (char c : step) s += c == ' ' ? '_' : c;
+    static std::set<std::string> pool;  // interned: Tag keeps a pointer
+    return pool.insert(s).first->c_str();
+}
 
 // The reduce registers are treated as one resource spanning every partition: any two
 // accumulating activations on a core are ordered, whatever partitions they use.

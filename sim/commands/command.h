@@ -22,5 +22,10 @@ void add_calibrate_command(CLI::App& app);  // calibrate_command.cpp (calibratio
 void add_params_command(CLI::App& app);     // params_command.cpp (the hardware parameter table)
 void add_sweep_command(CLI::App& app);      // sweep_command.cpp (grids of configs, one process per point)
 void add_merge_command(CLI::App& app);      // merge_command.cpp (sweep shards into one result set)
+void add_compare_command(CLI::App& app);    // compare_command.cpp (measured runs and profiles)
+void add_fit_command(CLI::App& app);        // fit_command.cpp (hardware parameters to measured runs)
+
+// configs/default.yaml from the working directory, else from the source tree.
+std::string default_run_config();
 
 }  // namespace bnsim

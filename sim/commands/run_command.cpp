@@ -9,6 +9,7 @@
 #include "sim/commands/output_file.h"
 #include "configfile/config_error.h"
 #include "sim/report/provenance.h"
+#include "sim/report/profile_report.h"
 #include "sim/report/run_report.h"
 #include "sim/report/timeline.h"
 #include "sim/schedule/schedule.h"
@@ -35,15 +36,21 @@ void add_run_command(CLI::App& app) {
     auto opts = std::make_shared<ConfigOptions>();
     auto timeline = std::make_shared<std::string>();
     auto estimate_only = std::make_shared<bool>(false);
+    auto profile_out = std::make_shared<std::string>();
     opts->add_to(*cmd);
     auto* timeline_opt = cmd->add_option("--timeline", *timeline,
                                          "write a Chrome trace-event JSON timeline (open in ui.perfetto.dev; "
                                          "- for standard output, the text report then goes to standard error)");
     cmd->add_flag("--estimate", *estimate_only,
                   "report the list scheduler's own timeline instead of running the SystemC models (screening)");
-    cmd->callback([opts, timeline, timeline_opt, estimate_only]() {
+    auto* profile_opt = cmd->add_option("--profile-out", *profile_out,
+                                        "write the run as Neuron profiler tables (summary, instruction, dma_packet, "
+                                        "metadata; CSV and profile.json) into this directory, with is_simulation: true");
+    cmd->callback([opts, timeline, timeline_opt, estimate_only, profile_out, profile_opt]() {
         std::optional<OutputFile> out;
         if (timeline_opt->count()) out.emplace("--timeline", *timeline, opts->json);
+        std::optional<OutputDir> profile_dir;
+        if (profile_opt->count()) profile_dir.emplace("--profile-out", *profile_out);
         RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
         if (*estimate_only && cfg.schedule != SchedulePolicy::list)
             throw ConfigError("--estimate reports the list scheduler's timeline: it needs schedule: list, not " +
@@ -54,6 +61,7 @@ void add_run_command(CLI::App& app) {
         SimResult r = *estimate_only ? estimate(cfg.hw, k.trace) : simulate(cfg.hw, k.trace, so);
         const Provenance prov = provenance_of(cfg);
         if (out) out->write([&](std::ostream& o) { write_timeline(o, k.trace, cfg.hw, r, prov); });
+        if (profile_dir) write_profile_dir(simulated_profile(cfg, k, r), *profile_dir);
         auto report = run_report_json(cfg, k, r);
         if (*estimate_only) report = mark_estimate(report);
         report["provenance"] = prov.json();

@@ -1,0 +1,114 @@
+// bnsim compare MEASURED [--against CONFIG] [--json] [--out DIR]: how far bnsim's predictions are
+// from measured trn2 runs (a measured-runs CSV, a neuron-bench latency table or the calibration
+// data set), or from a neuron-profile / Neuron Explorer capture.
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <unistd.h>
+
+#include "sim/calibration/subprocess.h"
+#include "sim/commands/command.h"
+#include "sim/commands/output_file.h"
+#include "sim/compare/compare.h"
+#include "sim/config/config_error.h"
+#include "sim/measured/import_error.h"
+#include "sim/report/compare_report.h"
+
+namespace bnsim {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+std::string default_run_config() {
+    std::error_code ec;
+    if (fs::is_regular_file("configs/default.yaml", ec)) return "configs/default.yaml";
+    return std::string(BNSIM_CONFIG_DIR) + "/default.yaml";
+}
+
+namespace {
+
+struct CompareOptions {
+    std::string measured;
+    PredictOptions predict;
+    bool json = false;
+    std::string out;
+    double tolerance_pct = 0;  // > 0: exit 1 if any point's |error| exceeds it
+};
+
+// Simulates the config once, in a child, as a profile; reads it back through the importer.
+Profile simulated_profile_of(const CompareOptions& o) {
+    char tmpl[] = "/tmp/bnsim-compare-XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a temporary directory");
+    const std::string dir = tmpl;
+    std::vector<std::string> args{"run", o.predict.against, "--json", "--profile-out", dir};
+    for (const auto& s : o.predict.sets) args.insert(args.end(), {"--set", s});
+    const ChildResult c = run_child(self_executable(), args, o.predict.timeout_s);
+    Profile p;
+    std::string err;
+    if (c.exit_code == 0) p = read_profile(dir);
+    else err = c.timed_out ? "timed out" : c.err;
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (!err.empty()) throw std::runtime_error("simulating " + o.predict.against + ": " + err);
+    return p;
+}
+
+int compare(const CompareOptions& o) {
+    std::optional<OutputDir> out_dir;  // checked before any simulation runs
+    if (!o.out.empty()) out_dir.emplace("--out", o.out);
+    json report;
+    bool pass = true;
+    if (looks_like_profile(o.measured)) {
+        const Profile measured = read_profile(o.measured);
+        load_run_config(o.predict.against, parse_overrides(o.predict.sets));  // bad config: exit 2 up front
+        json pj = compare_profiles(measured, simulated_profile_of(o));
+        pj["against"] = o.predict.against;
+        report["profile"] = pj;
+    } else {
+        const MeasuredSet set = read_measured(o.measured);
+        check_points(set, o.predict);
+        const auto pred = predict(set, o.predict);
+        report = compare_points(set, pred);
+        report["against"] = o.predict.against;
+        if (!report["failed"].empty()) pass = false;
+        if (o.tolerance_pct > 0)
+            for (const auto& p : report["points"])
+                if (std::fabs(p["error_pct"].get<double>()) > o.tolerance_pct) pass = false;
+        if (o.tolerance_pct > 0) report["tolerance_pct"] = o.tolerance_pct;
+        report["pass"] = pass;
+    }
+    if (out_dir) {
+        out_dir->write("compare.html", [&](std::ostream& f) { f << compare_html(report); });
+        out_dir->write("compare.json", [&](std::ostream& f) { f << report.dump(2) << "\n"; });
+    }
+    if (o.json) std::cout << report.dump(2) << "\n";
+    else print_compare_report(report, std::cout);
+    return pass ? 0 : 1;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "compare", "compare bnsim's predictions with measured trn2 runs (CSV, neuron-bench latency table, "
+                   "calibration YAML) or a profile (neuron-profile summary-text / JSON, Neuron Explorer tables)");
+    auto o = std::make_shared<CompareOptions>();
+    cmd->add_option("measured", o->measured, "measured data file (or a directory of profile tables)")->required();
+    cmd->add_option("--against", o->predict.against, "run config the points modify (default configs/default.yaml)");
+    cmd->add_option("--set", o->predict.sets, "override a config key in every run: dotted.key=value (repeatable); "
+                                              "e.g. --set hardware=fitted.yaml");
+    cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
+    cmd->add_option("--out", o->out, "write compare.html (SVG charts) and compare.json into this directory");
+    cmd->add_option("--jobs", o->predict.jobs, "child processes run at once")->capture_default_str()->check(CLI::Range(1, 256));
+    cmd->add_option("--timeout", o->predict.timeout_s, "seconds a point's run may take")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--tolerance", o->tolerance_pct, "exit 1 if any point's error exceeds this many percent")
+        ->check(CLI::PositiveNumber);
+    cmd->callback([o]() {
+        if (o->predict.against.empty()) o->predict.against = default_run_config();
+        const int rc = compare(*o);
+        if (rc != 0) throw CLI::RuntimeError(rc);
+    });
+}
+
+}  // namespace bnsim

@@ -1,0 +1,115 @@
+// bnsim fit MEASURED [--against CONFIG] --params LIST [--out hw.yaml]: fits hardware parameters
+// to measured points within their allowed ranges and writes a hardware preset with the fitted
+// values and their provenance.
+#include <iomanip>
+#include <iostream>
+#include <optional>
+
+#include "sim/commands/command.h"
+#include "sim/commands/output_file.h"
+#include "sim/config/config_error.h"
+#include "sim/fit/fit.h"
+#include "sim/measured/import_error.h"
+
+namespace bnsim {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct FitCommandOptions {
+    std::string measured;
+    PredictOptions predict;
+    std::vector<std::string> params;
+    std::string out;
+    bool json = false;
+    FitOptions fit;
+};
+
+// The hardware file every point runs with (they must share one: the fit writes one preset).
+std::string shared_hw_file(const MeasuredSet& set, const PredictOptions& po) {
+    std::string hw;
+    for (const auto& p : set.points) {
+        const std::string f = load_run_config(point_config(p, po), point_overrides(p, po)).hw_file;
+        if (hw.empty()) hw = f;
+        else if (f != hw)
+            throw ConfigError(set.file + ": points run on different hardware presets (" + hw + ", " + f +
+                              "); fit one preset at a time");
+    }
+    return hw;
+}
+
+void run_fit(const FitCommandOptions& o) {
+    std::optional<OutputFile> out;  // checked before any simulation runs
+    if (!o.out.empty()) out.emplace("--out", o.out, o.json);
+    const MeasuredSet set = read_measured(o.measured);
+    check_points(set, o.predict);
+    const std::string hw_file = shared_hw_file(set, o.predict);
+    const auto params = parse_fit_params(o.params, hw_file, nullptr);
+    const FitResult r = fit_parameters(set, params, bnsim_point_model(set, o.predict, params), o.fit);
+    if (out) write_fitted_hw(hw_file, *out, r, o.measured);
+    json j;
+    j["measured_file"] = o.measured;
+    j["hardware_file"] = hw_file;
+    j["evaluations"] = r.evaluations;
+    j["stop_reason"] = r.stop_reason;
+    json ps = json::array();
+    for (size_t i = 0; i < r.params.size(); ++i) {
+        const auto& p = r.params[i];
+        ps.push_back({{"name", p.name}, {"low", p.lo}, {"high", p.hi}, {"bounds_from", p.bounds_from},
+                      {"start", p.start}, {"value", p.value},
+                      {"identifiable", r.identifiability[i]["identifiable"]}, {"why", r.identifiability[i]["why"]},
+                      {"sensitivity_pct", r.identifiability[i]["sensitivity_pct"]}});
+    }
+    j["params"] = ps;
+    j["mape_before_pct"] = r.mape_before;
+    j["mape_after_pct"] = r.mape_after;
+    j["rms_before_pct"] = r.rms_before;
+    j["rms_after_pct"] = r.rms_after;
+    j["points"] = r.points;
+    if (!o.out.empty()) j["out"] = o.out;
+    if (o.json) {
+        std::cout << j.dump(2) << "\n";
+        return;
+    }
+    std::cout << "fit " << o.measured << ": " << set.points.size() << " points, " << r.params.size()
+              << " parameters, " << r.evaluations << " evaluations (" << r.stop_reason << ")\n";
+    std::cout << std::left << std::setw(28) << "parameter" << std::setw(24) << "range" << std::right << std::setw(12)
+              << "start" << std::setw(12) << "fitted" << "  identifiable\n";
+    for (const auto& p : j["params"]) {
+        std::ostringstream range;
+        range << "[" << p["low"].get<double>() << ", " << p["high"].get<double>() << "]";
+        std::cout << std::left << std::setw(28) << p["name"].get<std::string>() << std::setw(24) << range.str()
+                  << std::right << std::setw(12) << p["start"].get<double>() << std::setw(12) << std::setprecision(6)
+                  << p["value"].get<double>() << "  "
+                  << (p["identifiable"].get<bool>() ? std::string("yes") : "NO: " + p["why"].get<std::string>()) << "\n";
+    }
+    std::cout << std::fixed << std::setprecision(2) << "error       MAPE " << r.mape_before << "% -> " << r.mape_after
+              << "%, RMS " << r.rms_before << "% -> " << r.rms_after << "%\n";
+    if (!o.out.empty())
+        std::cout << "wrote " << o.out << " (compare: bnsim compare " << o.measured << " --set hardware=" << o.out << ")\n";
+}
+
+}  // namespace
+
+void add_fit_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand("fit", "fit hardware parameters to measured runs within their allowed ranges "
+                                          "(NLopt BOBYQA) and write a hardware preset with provenance");
+    auto o = std::make_shared<FitCommandOptions>();
+    cmd->add_option("measured", o->measured, "measured data (runs CSV, latency table or calibration YAML)")->required();
+    cmd->add_option("--against", o->predict.against, "run config the points modify (default configs/default.yaml)");
+    cmd->add_option("--params", o->params, "hardware parameters to fit: NAME or NAME=LO:HI, comma-separated or repeated")
+        ->required();
+    cmd->add_option("--out", o->out, "write the hardware preset with the fitted values here");
+    cmd->add_option("--set", o->predict.sets, "override a config key in every run: dotted.key=value (repeatable)");
+    cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
+    cmd->add_option("--jobs", o->predict.jobs, "child processes run at once")->capture_default_str()->check(CLI::Range(1, 256));
+    cmd->add_option("--max-evals", o->fit.max_evals, "objective evaluations at most (default 40 x parameters + 20)")
+        ->check(CLI::PositiveNumber);
+    cmd->callback([o]() {
+        if (o->predict.against.empty()) o->predict.against = default_run_config();
+        run_fit(*o);
+    });
+}
+
+}  // namespace bnsim

@@ -1,0 +1,37 @@
+#pragma once
+// Predicts every measured point: each runs in its own child process of this bnsim (SystemC
+// elaborates once per process), `jobs` at a time.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/config/run_config.h"
+#include "sim/measured/measured_runs.h"
+
+namespace bnsim {
+
+struct PredictOptions {
+    std::string against;            // run config for points that name none
+    std::vector<std::string> sets;  // "key=value" applied to every point before its own keys
+    int jobs = 2;
+    double timeout_s = 300;
+};
+
+struct Prediction {
+    bool ok = false;
+    std::string error;  // why the point could not be predicted
+    double value = 0;   // in the point's metric unit
+    std::map<std::string, double> engine_busy_ns;  // latency points: per-engine busy time (core 0)
+};
+
+// The run config and overrides a point runs with: `extra` (e.g. fitted parameters) last.
+std::string point_config(const MeasuredPoint& p, const PredictOptions& o);
+Overrides point_overrides(const MeasuredPoint& p, const PredictOptions& o, const Overrides& extra = {});
+
+// Loads every point's config in this process (no simulation) so a bad key or value is reported
+// up front, as FILE:LINE: and the config error; throws ImportError.
+void check_points(const MeasuredSet& set, const PredictOptions& o);
+
+std::vector<Prediction> predict(const MeasuredSet& set, const PredictOptions& o, const Overrides& extra = {});
+
+}  // namespace bnsim

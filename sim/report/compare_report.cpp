@@ -1,0 +1,245 @@
+#include "sim/report/compare_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+#include <vector>
+
+namespace bnsim {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+std::string fmt(double v, int prec) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(prec) << v;
+    return o.str();
+}
+
+// A value in its metric's unit, readable: ns metrics in ns or us, fractions as percent.
+std::string show(const std::string& metric, double v) {
+    if (metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_ns") == 0)
+        return v >= 10000 ? fmt(v / 1000, 2) + " us" : fmt(v, v >= 1000 ? 0 : 1) + " ns";
+    if (metric == "dma_efficiency") return fmt(v * 100, 2) + " %";
+    return fmt(v, 3);
+}
+
+std::string keys_text(const json& keys) {
+    std::string s;
+    for (auto it = keys.begin(); it != keys.end(); ++it) s += (s.empty() ? "" : " ") + it.key() + "=" + it.value().get<std::string>();
+    return s;
+}
+
+std::string pct(const json& v) {
+    if (v.is_null()) return "-";
+    const double d = v.get<double>();
+    return (d >= 0 ? "+" : "") + fmt(d, 1) + "%";
+}
+
+std::string escape(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        if (c == '<') o += "&lt;";
+        else if (c == '>') o += "&gt;";
+        else if (c == '&') o += "&amp;";
+        else if (c == '"') o += "&quot;";
+        else o += c;
+    }
+    return o;
+}
+
+void print_points(const json& r, std::ostream& out) {
+    out << "compare " << r["measured_file"].get<std::string>() << " (" << r["points"].size() + r["failed"].size()
+        << " points, " << r["format"].get<std::string>() << ") against " << r["against"].get<std::string>() << "\n";
+    size_t w = 4, wk = 4;
+    for (const auto& p : r["points"]) {
+        w = std::max(w, p["id"].get<std::string>().size());
+        wk = std::max(wk, keys_text(p["keys"]).size());
+    }
+    out << std::left << std::setw(int(w) + 2) << "id" << std::setw(int(wk) + 2) << "keys" << std::setw(30) << "metric"
+        << std::right << std::setw(12) << "measured" << std::setw(12) << "predicted" << std::setw(9) << "error" << "\n";
+    for (const auto& p : r["points"]) {
+        const std::string m = p["metric"];
+        out << std::left << std::setw(int(w) + 2) << p["id"].get<std::string>() << std::setw(int(wk) + 2)
+            << keys_text(p["keys"]) << std::setw(30) << m << std::right << std::setw(12)
+            << show(m, p["measured"].get<double>()) << std::setw(12) << show(m, p["predicted"].get<double>())
+            << std::setw(9) << pct(p["error_pct"]) << "\n";
+    }
+    for (const auto& p : r["failed"])
+        out << std::left << std::setw(int(w) + 2) << p["id"].get<std::string>() << "could not be predicted: "
+            << p["error"].get<std::string>() << "\n";
+    out << "MAPE " << (r["mape_pct"].is_null() ? "-" : fmt(r["mape_pct"].get<double>(), 1) + "%");
+    if (!r["max_error_pct"].is_null())
+        out << ", max error " << pct(r["max_error_pct"]) << " (" << r["max_error_point"].get<std::string>() << ")";
+    out << ", Spearman " << (r["spearman"].is_null() ? "-" : fmt(r["spearman"].get<double>(), 3));
+    if (!r["best_config_agrees"].is_null())
+        out << ", best config: measured " << r["measured_best"].get<std::string>() << ", predicted "
+            << r["predicted_best"].get<std::string>() << (r["best_config_agrees"].get<bool>() ? " (agrees)" : " (DIFFERS)");
+    out << "\n";
+}
+
+void print_profile(const json& r, std::ostream& out) {
+    out << "profile " << r["measured_file"].get<std::string>()
+        << (r["measured_is_simulation"].get<bool>() ? " (a simulation)" : " (measured)") << " against "
+        << r["against"].get<std::string>() << " (simulated)\n";
+    auto row = [&](const std::string& name, const json& x) {
+        out << "  " << std::left << std::setw(26) << name << std::right << std::setw(14)
+            << fmt(x["measured_ns"].get<double>() / 1000, 3) + " us" << std::setw(14)
+            << fmt(x["predicted_ns"].get<double>() / 1000, 3) + " us" << std::setw(9) << pct(x["error_pct"]) << "\n";
+    };
+    out << "  " << std::left << std::setw(26) << "" << std::right << std::setw(14) << "measured" << std::setw(14)
+        << "predicted" << std::setw(9) << "error" << "\n";
+    if (r.contains("total_time")) row("total_time", r["total_time"]);
+    for (const auto& e : r["engines"]) row(e["engine"].get<std::string>() + " busy", e);
+    for (const auto& p : r["phases"]) row(p["phase"].get<std::string>(), p);
+    if (!r["opcodes"].empty()) {
+        out << "instruction durations per (engine, opcode): count, mean, p50, p90 (measured / predicted)\n";
+        for (const auto& o : r["opcodes"]) {
+            auto side = [](const json& d) {
+                if (d.is_null()) return std::string("-");
+                return std::to_string(d["count"].get<int>()) + ", " + fmt(d["mean_ns"].get<double>(), 1) + ", " +
+                       fmt(d["p50_ns"].get<double>(), 1) + ", " + fmt(d["p90_ns"].get<double>(), 1) + " ns";
+            };
+            out << "  " << std::left << std::setw(26) << o["engine"].get<std::string>() + " " + o["opcode"].get<std::string>()
+                << side(o["measured"]) << " / " << side(o["predicted"]) << "  " << pct(o["mean_error_pct"]) << "\n";
+        }
+    }
+}
+
+// ---- SVG ------------------------------------------------------------------------------
+
+std::string scatter_svg(const json& points) {
+    std::vector<std::tuple<double, double, std::string>> v;
+    for (const auto& p : points) {
+        const double m = p["measured"].get<double>(), q = p["predicted"].get<double>();
+        if (m > 0 && q > 0) v.emplace_back(m, q, p["id"].get<std::string>() + " (" + p["metric"].get<std::string>() + ")");
+    }
+    if (v.empty()) return "<p>No point to plot.</p>";
+    double lo = 1e300, hi = 0;
+    for (const auto& [m, q, id] : v) lo = std::min({lo, m, q}), hi = std::max({hi, m, q});
+    const bool logscale = hi / lo > 20;
+    auto tr = [&](double x) { return logscale ? std::log10(x) : x; };
+    double a = tr(lo), b = tr(hi);
+    if (b - a < 1e-12) a -= 1, b += 1;
+    const double pad = (b - a) * 0.05;
+    a -= pad, b += pad;
+    const int W = 480, M = 60;
+    auto px = [&](double x) { return M + (tr(x) - a) / (b - a) * (W - 2 * M); };
+    auto py = [&](double y) { return W - M - (tr(y) - a) / (b - a) * (W - 2 * M); };
+    std::ostringstream s;
+    s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << W << "'>";
+    s << "<rect x='" << M << "' y='" << M << "' width='" << W - 2 * M << "' height='" << W - 2 * M
+      << "' fill='none' stroke='#999'/>";
+    s << "<line x1='" << M << "' y1='" << W - M << "' x2='" << W - M << "' y2='" << M
+      << "' stroke='#bbb' stroke-dasharray='4 3'/>";
+    s << "<text x='" << W / 2 << "' y='" << W - 15 << "' text-anchor='middle' font-size='12'>measured"
+      << (logscale ? " (log)" : "") << "</text>";
+    s << "<text x='15' y='" << W / 2 << "' text-anchor='middle' font-size='12' transform='rotate(-90 15 " << W / 2
+      << ")'>predicted" << (logscale ? " (log)" : "") << "</text>";
+    s << "<text x='" << M << "' y='" << W - M + 15 << "' font-size='10'>" << fmt(lo, 1) << "</text>";
+    s << "<text x='" << W - M << "' y='" << W - M + 15 << "' font-size='10' text-anchor='end'>" << fmt(hi, 1) << "</text>";
+    for (const auto& [m, q, id] : v)
+        s << "<circle cx='" << fmt(px(m), 1) << "' cy='" << fmt(py(q), 1) << "' r='4' fill='#1f77b4'><title>"
+          << escape(id) << ": measured " << m << ", predicted " << q << "</title></circle>";
+    s << "</svg>";
+    return s.str();
+}
+
+// Grouped bars: one group per label, one bar per series.
+std::string bars_svg(const std::vector<std::string>& labels, const std::vector<std::string>& series,
+                     const std::vector<std::vector<double>>& values /* [label][series] */, const std::string& unit) {
+    double hi = 0;
+    for (const auto& r : values)
+        for (double x : r) hi = std::max(hi, x);
+    if (hi <= 0) return "<p>No busy time to plot.</p>";
+    const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
+    const int H = 260, M = 40, bw = 16, gap = 18;
+    const int W = M * 2 + int(labels.size()) * (int(series.size()) * bw + gap);
+    std::ostringstream s;
+    s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << std::max(W, 300) << "' height='" << H + 40 << "'>";
+    int x = M;
+    for (size_t i = 0; i < labels.size(); ++i) {
+        for (size_t k = 0; k < series.size(); ++k) {
+            const double h = values[i][k] / hi * (H - M);
+            s << "<rect x='" << x + int(k) * bw << "' y='" << fmt(H - h, 1) << "' width='" << bw - 2 << "' height='"
+              << fmt(h, 1) << "' fill='" << colors[k % 6] << "'><title>" << escape(labels[i]) << " " << escape(series[k])
+              << ": " << fmt(values[i][k], 3) << " " << unit << "</title></rect>";
+        }
+        s << "<text x='" << x + int(series.size()) * bw / 2 << "' y='" << H + 15
+          << "' font-size='11' text-anchor='middle'>" << escape(labels[i]) << "</text>";
+        x += int(series.size()) * bw + gap;
+    }
+    for (size_t k = 0; k < series.size(); ++k)
+        s << "<text x='" << M + int(k) * 110 << "' y='" << H + 35 << "' font-size='11' fill='" << colors[k % 6] << "'>&#9632; "
+          << escape(series[k]) << "</text>";
+    s << "<text x='4' y='14' font-size='11'>max " << fmt(hi, 3) << " " << unit << "</text></svg>";
+    return s.str();
+}
+
+}  // namespace
+
+void print_compare_report(const json& r, std::ostream& out) {
+    if (r.contains("points")) print_points(r, out);
+    if (r.contains("profile")) print_profile(r["profile"], out);
+}
+
+std::string compare_html(const json& r) {
+    std::ostringstream h;
+    h << "<!DOCTYPE html><html><head><meta charset='utf-8'><title>bnsim compare</title>"
+      << "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+         "padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}</style></head><body>";
+    h << "<h1>bnsim compare</h1>";
+    if (r.contains("points")) {
+        h << "<p>" << escape(r["measured_file"].get<std::string>()) << " against " << escape(r["against"].get<std::string>())
+          << ": MAPE " << (r["mape_pct"].is_null() ? "-" : fmt(r["mape_pct"].get<double>(), 2) + "%") << ", max error "
+          << pct(r["max_error_pct"]) << ", Spearman " << (r["spearman"].is_null() ? "-" : fmt(r["spearman"].get<double>(), 3))
+          << ", best config agrees: "
+          << (r["best_config_agrees"].is_null() ? "-" : r["best_config_agrees"].get<bool>() ? "yes" : "no") << "</p>";
+        h << "<h2>Predicted against measured</h2>" << scatter_svg(r["points"]);
+        h << "<table><tr><th>id</th><th>keys</th><th>metric</th><th>measured</th><th>predicted</th><th>error</th></tr>";
+        for (const auto& p : r["points"]) {
+            const std::string m = p["metric"];
+            h << "<tr><td>" << escape(p["id"].get<std::string>()) << "</td><td>" << escape(keys_text(p["keys"]))
+              << "</td><td>" << m << "</td><td>" << show(m, p["measured"].get<double>()) << "</td><td>"
+              << show(m, p["predicted"].get<double>()) << "</td><td>" << pct(p["error_pct"]) << "</td></tr>";
+        }
+        h << "</table>";
+        // Per-engine busy time of each predicted point.
+        std::vector<std::string> labels, series;
+        std::vector<std::vector<double>> values;
+        for (const auto& p : r["points"])
+            if (p.contains("engine_busy_ns"))
+                for (auto it = p["engine_busy_ns"].begin(); it != p["engine_busy_ns"].end(); ++it)
+                    if (std::find(labels.begin(), labels.end(), it.key()) == labels.end()) labels.push_back(it.key());
+        for (const auto& p : r["points"])
+            if (p.contains("engine_busy_ns")) series.push_back(p["id"].get<std::string>());
+        for (const auto& l : labels) {
+            std::vector<double> row;
+            for (const auto& p : r["points"])
+                if (p.contains("engine_busy_ns"))
+                    row.push_back(p["engine_busy_ns"].contains(l) ? p["engine_busy_ns"][l].get<double>() / 1000 : 0);
+            values.push_back(row);
+        }
+        if (!labels.empty()) h << "<h2>Predicted busy time per engine</h2>" << bars_svg(labels, series, values, "us");
+    }
+    if (r.contains("profile")) {
+        const json& p = r["profile"];
+        std::vector<std::string> labels;
+        std::vector<std::vector<double>> values;
+        for (const auto& e : p["engines"]) {
+            labels.push_back(e["engine"]);
+            values.push_back({e["measured_ns"].get<double>() / 1000, e["predicted_ns"].get<double>() / 1000});
+        }
+        h << "<h2>Busy time per engine: " << escape(p["measured_file"].get<std::string>()) << " against the simulation</h2>"
+          << bars_svg(labels, {"measured", "predicted"}, values, "us");
+        std::ostringstream t;
+        print_profile(p, t);
+        h << "<pre>" << escape(t.str()) << "</pre>";
+    }
+    h << "</body></html>\n";
+    return h.str();
+}
+
+}  // namespace bnsim

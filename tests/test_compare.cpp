@@ -1,0 +1,211 @@
+// bnsim compare: the statistics by hand, the point and profile comparisons, the profiler-table
+// round trip of a simulated run, and the command on the public M4 runs.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/compare/compare.h"
+#include "sim/compare/stats.h"
+#include "sim/config/run_config.h"
+#include "sim/measured/profile.h"
+#include "sim/report/profile_report.h"
+#include "sim/simulate.h"
+
+using namespace bnsim;
+using json = nlohmann::json;
+
+namespace {
+
+const std::string kSrc = BNSIM_SOURCE_DIR;
+
+std::string shell(const std::string& args, int* status) {
+    const std::string cmd = std::string(BNSIM_BINARY) + " " + args + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    std::string out;
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+    const int st = pclose(p);
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return out;
+}
+
+std::string temp_dir(const std::string& name) {
+    auto d = std::filesystem::temp_directory_path() / ("bnsim_test_compare_" + name);
+    std::filesystem::remove_all(d);
+    return d.string();
+}
+
+}  // namespace
+
+TEST_CASE("Spearman: hand-worked examples with and without ties") {
+    // No ties: 1 - 6 sum d^2 / (n (n^2 - 1)); ranks of b are 1 3 2 4, d^2 sums to 2: 1 - 12/60.
+    CHECK(*spearman({10, 20, 30, 40}, {1, 3, 2, 4}) == Approx(0.8));
+    // Ties: b = 5 6 7 8 7 ranks 1 2 3.5 5 3.5; deviations from 3: -2 -1 .5 2 .5 against -2 -1 0 1 2;
+    // sum of products 8, sums of squares 10 and 9.5: 8 / sqrt(95).
+    CHECK(*spearman({1, 2, 3, 4, 5}, {5, 6, 7, 8, 7}) == Approx(8.0 / std::sqrt(95.0)));
+    CHECK(average_ranks({5, 6, 7, 8, 7}) == std::vector<double>{1, 2, 3.5, 5, 3.5});
+    CHECK(*spearman({1, 2, 3}, {30, 20, 10}) == Approx(-1.0));
+    CHECK_FALSE(spearman({1}, {2}).has_value());
+    CHECK_FALSE(spearman({1, 2, 3}, {4, 4, 4}).has_value());  // constant side: undefined
+}
+
+TEST_CASE("compare_points: errors, MAPE, max error and best-config agreement by hand") {
+    MeasuredSet set;
+    set.file = "m.csv";
+    set.format = "runs_csv";
+    for (auto [id, m] : std::vector<std::pair<std::string, double>>{{"a", 100}, {"b", 200}, {"c", 400}}) {
+        MeasuredPoint p;
+        p.id = id;
+        p.measured = m * 1000;
+        set.points.push_back(p);
+    }
+    std::vector<Prediction> pred(3);
+    for (auto& p : pred) p.ok = true;
+    pred[0].value = 110000;  // +10%
+    pred[1].value = 190000;  // -5%
+    pred[2].value = 100000;  // -75%: now predicted best, measured best is a
+    const json j = compare_points(set, pred);
+    CHECK(j["points"][0]["error_pct"].get<double>() == Approx(10));
+    CHECK(j["points"][1]["error_pct"].get<double>() == Approx(-5));
+    CHECK(j["points"][0]["measured_us"].get<double>() == Approx(100));
+    CHECK(j["points"][0]["predicted_us"].get<double>() == Approx(110));
+    CHECK(j["mape_pct"].get<double>() == Approx(30));
+    CHECK(j["max_error_pct"].get<double>() == Approx(-75));
+    CHECK(j["max_error_point"] == "c");
+    CHECK(j["spearman"].get<double>() == Approx(-0.5));  // ranks 1 2 3 against 2 3 1
+    CHECK(j["measured_best"] == "a");
+    CHECK(j["predicted_best"] == "c");
+    CHECK(j["best_config_agrees"] == false);
+}
+
+TEST_CASE("compare_profiles: per-engine busy, phases and per-opcode distributions") {
+    Profile m, p;
+    m.file = "m";
+    m.summary["total_time"] = "1e-05";
+    m.summary["vector_engine_active_time"] = "4e-06";
+    p.summary["total_time"] = "1.1e-05";
+    for (double d : {100.0, 200.0, 300.0}) m.instructions.push_back({0, d, d, "Vector", "TENSOR_TENSOR", "k:phase1.x"});
+    for (double d : {150.0, 150.0}) p.instructions.push_back({1000, 1000 + d, d, "dve", "tensor_tensor", "k:phase1.x"});
+    const json j = compare_profiles(m, p);
+    CHECK(j["total_time"]["measured_ns"].get<double>() == Approx(10000));
+    CHECK(j["total_time"]["error_pct"].get<double>() == Approx(10));
+    CHECK(j["engines"][1]["engine"] == "vector");
+    CHECK(j["engines"][1]["measured_ns"].get<double>() == Approx(4000));  // from the summary
+    CHECK(j["engines"][1]["predicted_ns"].get<double>() == Approx(300));   // summed instruction durations
+    REQUIRE(j["phases"].size() == 1);
+    CHECK(j["phases"][0]["phase"] == "k:phase1");
+    CHECK(j["phases"][0]["measured_ns"].get<double>() == Approx(300));
+    CHECK(j["phases"][0]["predicted_ns"].get<double>() == Approx(150));
+    REQUIRE(j["opcodes"].size() == 1);
+    CHECK(j["opcodes"][0]["measured"]["count"] == 3);
+    CHECK(j["opcodes"][0]["measured"]["mean_ns"].get<double>() == Approx(200));
+    CHECK(j["opcodes"][0]["measured"]["p90_ns"].get<double>() == Approx(280));
+    CHECK(j["opcodes"][0]["mean_error_pct"].get<double>() == Approx(-25));
+}
+
+TEST_CASE("profile tables: a simulated run reads back through the importers unchanged") {
+    const RunConfig cfg = load_run_config(kSrc + "/configs/default.yaml");
+    const GeneratedKernel k = cfg.generate();
+    SimOptions so;
+    so.policy = cfg.schedule;
+    const SimResult r = simulate(cfg.hw, k.trace, so);
+    const Profile p = simulated_profile(cfg, k, r);
+    REQUIRE(p.instructions.size() == k.trace.size());
+    for (const auto& in : p.instructions) CHECK(std::string(in.nki_source_location).rfind("batch_norm_bwd:phase", 0) == 0);
+    CHECK(p.is_simulation());
+    CHECK(*p.number("total_time") == Approx(r.kernel_ns * 1e-9));
+
+    const std::string dir = temp_dir("roundtrip");
+    write_profile_dir(p, dir);
+    const Profile back = read_profile(dir);  // the CSV tables
+    CHECK(back.is_simulation());
+    CHECK(back.summary == p.summary);
+    CHECK(back.metadata == p.metadata);
+    CHECK(back.instructions == p.instructions);
+    CHECK(back.dma_packets == p.dma_packets);
+    const Profile js = read_profile(dir + "/profile.json");  // the JSON form
+    CHECK(js.summary == p.summary);
+    CHECK(js.metadata == p.metadata);
+    CHECK(js.instructions == p.instructions);
+    CHECK(js.dma_packets == p.dma_packets);
+}
+
+TEST_CASE("bnsim compare on the public M4 vector-add runs prints the error table") {
+    int st = 0;
+    const std::string out = shell("compare " + kSrc + "/configs/measured/m4_vector_add.csv", &st);
+    INFO(out);
+    CHECK(st == 0);
+    CHECK(out.find("M4.free2") != std::string::npos);
+    CHECK(out.find("186.00 us") != std::string::npos);
+    CHECK(out.find("MAPE") != std::string::npos);
+    CHECK(out.find("Spearman 1.000") != std::string::npos);
+    CHECK(out.find("(agrees)") != std::string::npos);
+
+    const std::string js = shell("compare " + kSrc + "/configs/measured/m4_vector_add_latency.txt --json", &st);
+    CHECK(st == 0);
+    const json j = json::parse(js);
+    REQUIRE(j["points"].size() == 2);
+    for (const auto& p : j["points"]) {
+        CHECK(p.contains("measured_us"));
+        CHECK(p.contains("predicted_us"));
+        CHECK(p.contains("error_pct"));
+    }
+    CHECK(j.contains("mape_pct"));
+    CHECK(j.contains("max_error_pct"));
+    CHECK(j["spearman"].get<double>() == Approx(1.0));
+    CHECK(j["best_config_agrees"] == true);
+}
+
+TEST_CASE("bnsim compare: bad input exits 2 naming file and line, a failed tolerance exits 1") {
+    int st = 0;
+    const auto dir = temp_dir("cli");
+    std::filesystem::create_directories(dir);
+    const std::string bad = dir + "/bad.csv";
+    std::ofstream(bad) << "vector_add.free,latency_us\n2,abc\n";
+    std::string out = shell("compare " + bad, &st);
+    CHECK(st == 2);
+    CHECK(out.find(bad + ":2: field 'latency_us': expected a number, got 'abc'") != std::string::npos);
+
+    const std::string badkey = dir + "/badkey.csv";
+    std::ofstream(badkey) << "config,vector_add.fre,latency_us\n" << kSrc << "/configs/calibration/m4_vector_add_free2.yaml,2,186\n";
+    out = shell("compare " + badkey, &st);
+    CHECK(st == 2);
+    CHECK(out.find(badkey + ":2:") != std::string::npos);
+    CHECK(out.find("vector_add.fre") != std::string::npos);
+
+    out = shell("compare " + kSrc + "/configs/measured/m4_vector_add.csv --tolerance 5", &st);
+    CHECK(st == 1);  // M4.free200 is about -12% off
+    out = shell("compare " + kSrc + "/configs/measured/m4_vector_add.csv --tolerance 50 --out " + dir + "/html", &st);
+    CHECK(st == 0);
+    std::ifstream h(dir + "/html/compare.html");
+    std::string html((std::istreambuf_iterator<char>(h)), std::istreambuf_iterator<char>());
+    CHECK(html.find("<svg") != std::string::npos);
+    CHECK(html.find("<circle") != std::string::npos);
+}
+
+TEST_CASE("bnsim compare: a profile against the simulation of its config, per engine and opcode") {
+    int st = 0;
+    const auto dir = temp_dir("profile");
+    std::string out = shell("run " + kSrc + "/configs/calibration/m4_vector_add_free2.yaml --set vector_add.free=200 --profile-out " + dir, &st);
+    REQUIRE(st == 0);
+    // The simulated run's own tables against the same config: every figure agrees.
+    out = shell("compare " + dir + " --against " + kSrc + "/configs/calibration/m4_vector_add_free2.yaml --set vector_add.free=200 --json", &st);
+    INFO(out);
+    REQUIRE(st == 0);
+    const json j = json::parse(out)["profile"];
+    CHECK(j["measured_is_simulation"] == true);
+    CHECK(j["total_time"]["error_pct"].get<double>() == Approx(0));
+    for (const auto& e : j["engines"])
+        if (!e["error_pct"].is_null()) CHECK(e["error_pct"].get<double>() == Approx(0));
+    for (const auto& o : j["opcodes"]) CHECK(o["mean_error_pct"].get<double>() == Approx(0));
+    // A real-format capture (synthetic values): text table with engines.
+    out = shell("compare " + kSrc + "/tests/data/profiles/explorer --against " + kSrc + "/configs/calibration/m4_vector_add_free2.yaml --set vector_add.free=200", &st);
+    CHECK(st == 0);
+    CHECK(out.find("vector busy") != std::string::npos);
+    CHECK(out.find("vector tensor_tensor") != std::string::npos);
+}
