@@ -11,7 +11,7 @@
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
 #include "sim/compare/compare.h"
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 #include "sim/measured/import_error.h"
 #include "sim/report/compare_report.h"
 

@@ -7,7 +7,7 @@
 
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 #include "sim/fit/fit.h"
 #include "sim/measured/import_error.h"
 

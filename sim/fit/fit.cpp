@@ -11,7 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "sim/commands/output_file.h"
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 
 namespace bnsim {
 

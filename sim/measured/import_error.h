@@ -3,7 +3,7 @@
 // the field, and what was expected. It is bad input, so it derives from ConfigError (exit 2).
 #include <string>
 
-#include "sim/config/config_error.h"
+#include "configfile/config_error.h"
 
 namespace bnsim {
 
