@@ -116,6 +116,21 @@ inline CliResult run_bnsim(const std::vector<std::string>& args, const CliOption
     return finish_bnsim(pid, out_fd, err_fd, o.timeout_s, start);
 }
 
+// run_bnsim with a command line split at spaces (for arguments that hold none).
+inline CliResult run_bnsim_words(const std::string& line, const CliOptions& o = {}) {
+    std::vector<std::string> args;
+    std::string word;
+    for (char c : line + " ") {
+        if (c != ' ') {
+            word += c;
+        } else if (!word.empty()) {
+            args.push_back(word);
+            word.clear();
+        }
+    }
+    return run_bnsim(args, o);
+}
+
 // A fresh directory under /tmp, removed by the caller if it wants.
 inline std::string make_temp_dir(const char* prefix) {
     std::string t = std::string("/tmp/") + prefix + "_XXXXXX";

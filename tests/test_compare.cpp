@@ -2,11 +2,12 @@
 // round trip of a simulated run, and the command on the public M4 runs.
 #include <catch2/catch.hpp>
 
-#include <array>
-#include <cstdio>
+#include "tests/cli_run.h"
+
 #include <filesystem>
 #include <fstream>
 
+#include "sim/commands/output_file.h"
 #include "sim/compare/compare.h"
 #include "sim/compare/stats.h"
 #include "sim/config/run_config.h"
@@ -21,24 +22,14 @@ namespace {
 
 const std::string kSrc = BNSIM_SOURCE_DIR;
 
+// bnsim's standard output then its standard error, and its exit status.
 std::string shell(const std::string& args, int* status) {
-    const std::string cmd = std::string(BNSIM_BINARY) + " " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::string out;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    const int st = pclose(p);
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return out;
+    const test::CliResult r = test::run_bnsim_words(args, {300});
+    *status = r.exit_code;
+    return r.out + r.err;
 }
 
-std::string temp_dir(const std::string& name) {
-    auto d = std::filesystem::temp_directory_path() / ("bnsim_test_compare_" + name);
-    std::filesystem::remove_all(d);
-    return d.string();
-}
+std::string temp_dir(const std::string& name) { return test::make_temp_dir(("bnsim_test_compare_" + name).c_str()); }
 
 }  // namespace
 
@@ -121,7 +112,7 @@ TEST_CASE("profile tables: a simulated run reads back through the importers unch
     CHECK(*p.number("total_time") == Approx(r.kernel_ns * 1e-9));
 
     const std::string dir = temp_dir("roundtrip");
-    write_profile_dir(p, dir);
+    write_profile_dir(p, OutputDir("--profile-out", dir));
     const Profile back = read_profile(dir);  // the CSV tables
     CHECK(back.is_simulation());
     CHECK(back.summary == p.summary);

@@ -2,8 +2,8 @@
 // by a known amount plus 1% noise; says when the data cannot identify a parameter.
 #include <catch2/catch.hpp>
 
-#include <array>
-#include <cstdio>
+#include "tests/cli_run.h"
+
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+using namespace bnsim;
 using json = nlohmann::json;
 
 namespace {
@@ -18,25 +19,14 @@ namespace {
 const std::string kSrc = BNSIM_SOURCE_DIR;
 const std::string kBase = kSrc + "/configs/calibration/m1_dma_copy.yaml";
 
+// bnsim's standard output then its standard error, and its exit status.
 std::string shell(const std::string& args, int* status) {
-    const std::string cmd = std::string(BNSIM_BINARY) + " " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::string out;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    const int st = pclose(p);
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return out;
+    const test::CliResult r = test::run_bnsim_words(args, {300});
+    *status = r.exit_code;
+    return r.out + r.err;
 }
 
-std::string temp_dir(const std::string& name) {
-    auto d = std::filesystem::temp_directory_path() / ("bnsim_test_fit_" + name);
-    std::filesystem::remove_all(d);
-    std::filesystem::create_directories(d);
-    return d.string();
-}
+std::string temp_dir(const std::string& name) { return test::make_temp_dir(("bnsim_test_fit_" + name).c_str()); }
 
 // Measurements of DMA copies of several sizes, simulated with `truth` set, times (1 + noise).
 std::string synthetic_measurements(const std::string& dir, const std::string& truth, double noise) {

@@ -26,17 +26,18 @@ struct FitCommandOptions {
     FitOptions fit;
 };
 
-// The hardware file every point runs with (they must share one: the fit writes one preset).
-std::string shared_hw_file(const MeasuredSet& set, const PredictOptions& po) {
-    std::string hw;
+// The hardware every point runs with (they must share one preset: the fit writes one).
+RunConfig shared_hw_config(const MeasuredSet& set, const PredictOptions& po) {
+    std::optional<RunConfig> first;
     for (const auto& p : set.points) {
-        const std::string f = load_run_config(point_config(p, po), point_overrides(p, po)).hw_file;
-        if (hw.empty()) hw = f;
-        else if (f != hw)
-            throw ConfigError(set.file + ": points run on different hardware presets (" + hw + ", " + f +
-                              "); fit one preset at a time");
+        RunConfig c = load_run_config(point_config(p, po), point_overrides(p, po));
+        if (!first) first = std::move(c);
+        else if (c.hw_file != first->hw_file)
+            throw ConfigError(set.file + ": points run on different hardware presets (" + first->hw_file + ", " +
+                              c.hw_file + "); fit one preset at a time");
     }
-    return hw;
+    if (!first) throw ConfigError(set.file + ": no measured point");
+    return *first;
 }
 
 void run_fit(const FitCommandOptions& o) {
@@ -44,8 +45,9 @@ void run_fit(const FitCommandOptions& o) {
     if (!o.out.empty()) out.emplace("--out", o.out, o.json);
     const MeasuredSet set = read_measured(o.measured);
     check_points(set, o.predict);
-    const std::string hw_file = shared_hw_file(set, o.predict);
-    const auto params = parse_fit_params(o.params, hw_file, nullptr);
+    const RunConfig base = shared_hw_config(set, o.predict);
+    const std::string& hw_file = base.hw_file;
+    const auto params = parse_fit_params(o.params, base.hw);
     const FitResult r = fit_parameters(set, params, bnsim_point_model(set, o.predict, params), o.fit);
     if (out) write_fitted_hw(hw_file, *out, r, o.measured);
     json j;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/calibration/metrics.h"
+#include "models/hw_params.h"
 #include "sim/calibration/subprocess.h"
 #include "sim/measured/import_error.h"
 
@@ -76,7 +77,7 @@ Prediction predict_one(const MeasuredPoint& p, const PredictOptions& o, const Ov
         const std::string cfg = point_config(p, o);
         const Overrides ov = point_overrides(p, o, extra);
         if (p.metric == "hw_parameter") {
-            pr.value = hw_parameter(load_run_config(cfg, ov).hw, p.parameter);
+            pr.value = hw_params().at(p.parameter).get(load_run_config(cfg, ov).hw);
         } else if (p.metric == "latency_ns" && !p.baseline) {
             const json r = run_json(with_sets({"run", cfg, "--json"}, ov), o.timeout_s);
             pr.value = r.at("latency_ns").get<double>();

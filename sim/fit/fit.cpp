@@ -10,6 +10,7 @@
 #include <nlopt.h>
 #include <yaml-cpp/yaml.h>
 
+#include "models/hw_params.h"
 #include "sim/commands/output_file.h"
 #include "configfile/config_error.h"
 
@@ -46,7 +47,10 @@ struct Problem {
 
 std::vector<double> denormalise(const std::vector<FitParam>& ps, const double* x) {
     std::vector<double> v(ps.size());
-    for (size_t i = 0; i < ps.size(); ++i) v[i] = ps[i].lo + x[i] * (ps[i].hi - ps[i].lo);
+    for (size_t i = 0; i < ps.size(); ++i) {
+        v[i] = ps[i].lo + x[i] * (ps[i].hi - ps[i].lo);
+        if (ps[i].integer) v[i] = std::round(v[i]);  // the table refuses a fractional count
+    }
     return v;
 }
 
@@ -207,29 +211,7 @@ YAML::Node find_node(YAML::Node root, const std::string& dotted) {
 
 }  // namespace
 
-double hw_file_value(const std::string& hw_file, const std::string& dotted) {
-    YAML::Node root;
-    try {
-        root = YAML::LoadFile(hw_file);
-    } catch (const YAML::Exception& e) {
-        throw ConfigError(hw_file + ": cannot read hardware file: " + e.what());
-    }
-    YAML::Node n = find_node(root, dotted);
-    if (n.IsMap() && n["value"]) {
-        YAML::Node v = n["value"];
-        n.reset(v);
-    }
-    if (!n.IsDefined() || !n.IsScalar())
-        throw ConfigError("--params " + dotted + ": no such hardware number in " + hw_file);
-    try {
-        return n.as<double>();
-    } catch (const YAML::Exception&) {
-        throw ConfigError("--params " + dotted + ": " + hw_file + " does not give it as a number");
-    }
-}
-
-std::vector<FitParam> parse_fit_params(const std::vector<std::string>& specs, const std::string& hw_file,
-                                       const std::function<bool(const std::string&, double&, double&)>& table_bounds) {
+std::vector<FitParam> parse_fit_params(const std::vector<std::string>& specs, const HwConfig& hw) {
     std::vector<FitParam> out;
     for (const auto& spec_list : specs) {
         std::stringstream ss(spec_list);
@@ -239,9 +221,17 @@ std::vector<FitParam> parse_fit_params(const std::vector<std::string>& specs, co
             const auto eq = spec.find('=');
             p.name = spec.substr(0, eq);
             if (p.name.rfind("hardware.", 0) == 0) p.name = p.name.substr(9);
+            const HwParam* hp = hw_params().find(p.name);
+            if (!hp) {
+                std::string hint;
+                for (const auto& c : hw_params().closest(p.name)) hint += (hint.empty() ? "; did you mean " : " or ") + c;
+                throw ConfigError("--params " + p.name + ": unknown hardware parameter (bnsim params lists them)" + hint);
+            }
+            if (hp->kind == ParamKind::boolean)
+                throw ConfigError("--params " + p.name + ": a flag (true or false) cannot be fitted");
             for (const auto& q : out)
                 if (q.name == p.name) throw ConfigError("--params " + p.name + ": named twice");
-            p.start = hw_file_value(hw_file, p.name);
+            p.start = hp->get(hw);
             if (eq != std::string::npos) {
                 const std::string b = spec.substr(eq + 1);
                 const auto colon = b.find(':');
@@ -256,13 +246,23 @@ std::vector<FitParam> parse_fit_params(const std::vector<std::string>& specs, co
                 } catch (const std::exception&) {
                     throw ConfigError("--params " + spec + ": expected NAME=LO:HI with numbers, e.g. dma.issue_ns=300:1200");
                 }
+                for (double v : {p.lo, p.hi})
+                    if (v < hp->min || v > hp->max)
+                        throw ConfigError("--params " + spec + ": bounds must lie in " + p.name + "'s allowed range, " +
+                                          hp->expected());
                 p.bounds_from = "--params";
-            } else if (table_bounds && table_bounds(p.name, p.lo, p.hi)) {
-                p.bounds_from = "parameter table";
+            } else if (const auto it = hw.provenance.find(p.name);
+                       it != hw.provenance.end() && it->second.estimate && it->second.uncertainty) {
+                p.lo = it->second.uncertainty->lo;
+                p.hi = it->second.uncertainty->hi;
+                p.bounds_from = "uncertainty range";
             } else {
-                throw ConfigError("--params " + p.name + ": no allowed range known; give bounds as " + p.name + "=LO:HI");
+                p.lo = hp->min;
+                p.hi = hp->max;
+                p.bounds_from = "allowed range";
             }
             if (!(p.lo < p.hi)) throw ConfigError("--params " + spec + ": the lower bound must be below the upper bound");
+            p.integer = hp->kind == ParamKind::integer;
             p.value = p.start;
             out.push_back(p);
         }
@@ -289,10 +289,31 @@ void write_fitted_hw(const std::string& hw_file, const OutputFile& out, const Fi
              << " points): RMS relative error " << r.rms_before << "% -> " << r.rms_after << "%, MAPE " << r.mape_before
              << "% -> " << r.mape_after << "%; range [" << p.lo << ", " << p.hi << "]; was " << p.start
              << (was_source.empty() ? "" : " (" + was_source + ")");
+        // An estimate states the range its evidence spans: the preset's range (widened to take
+        // in the fitted value if explicit bounds put it outside), else the bounds of the fit.
+        auto range_end = [&](const char* end, double bound, bool low) {
+            YAML::Node e;
+            const YAML::Node& preset = n;  // const: reading a missing key must not add it
+            const YAML::Node was = preset.IsMap() && preset["uncertainty"] && preset["uncertainty"][end]
+                                       ? preset["uncertainty"][end]
+                                       : YAML::Node(YAML::NodeType::Undefined);
+            const bool had = was.IsMap() && was["value"];
+            const double was_v = had ? was["value"].as<double>() : bound;
+            if (had && (low ? p.value >= was_v : p.value <= was_v)) return YAML::Clone(was);
+            e["value"] = low ? std::min(was_v, p.value) : std::max(was_v, p.value);
+            std::ostringstream why;
+            why << (had ? "the preset's range, widened to the value fitted by bnsim fit on "
+                        : "the fit's bound (" + p.bounds_from + ") by bnsim fit on ")
+                << date << " to " << data_file;
+            e["why"] = why.str();
+            return e;
+        };
         YAML::Node v;
         v["value"] = p.value;
         v["estimate"] = true;
         v["note"] = note.str();
+        v["uncertainty"]["low"] = range_end("low", p.lo, true);
+        v["uncertainty"]["high"] = range_end("high", p.hi, false);
         // Assign into the parent so a scalar entry becomes a mapping.
         const auto dot = p.name.rfind('.');
         YAML::Node parent = dot == std::string::npos ? root : find_node(root, p.name.substr(0, dot));

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/hw_config.h"
 #include "sim/compare/predict.h"
 #include "sim/measured/measured_runs.h"
 
@@ -22,7 +23,8 @@ struct FitParam {
     double lo = 0, hi = 0;
     double start = 0;  // the config's current value
     double value = 0;  // fitted
-    std::string bounds_from;  // "--params" or "parameter table"
+    std::string bounds_from;  // "--params", "uncertainty range" (an estimate's) or "allowed range"
+    bool integer = false;     // an integer parameter: evaluated at whole values
 };
 
 struct FitOptions {
@@ -50,13 +52,11 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
 // The model that runs bnsim: each point predicted in a child with hardware.NAME=value set.
 PointModel bnsim_point_model(const MeasuredSet& set, const PredictOptions& po, const std::vector<FitParam>& params);
 
-// Parses "NAME" or "NAME=LO:HI" (comma-separated lists allowed); the start value is read from the
-// hardware file; bounds without LO:HI come from `table_bounds` (nullptr: required on the command line).
-std::vector<FitParam> parse_fit_params(const std::vector<std::string>& specs, const std::string& hw_file,
-                                       const std::function<bool(const std::string&, double&, double&)>& table_bounds);
-
-// The value of a dotted key in a hardware YAML file (a scalar or {value: ...}); ConfigError if absent.
-double hw_file_value(const std::string& hw_file, const std::string& dotted);
+// Parses "NAME" or "NAME=LO:HI" (comma-separated lists allowed), names as `bnsim params` prints
+// them; the start value is the config's. Without LO:HI an estimate is fitted within its
+// uncertainty range and a sourced number within its allowed range (the parameter table's).
+// Throws ConfigError for an unknown or boolean parameter or bounds outside the allowed range.
+std::vector<FitParam> parse_fit_params(const std::vector<std::string>& specs, const HwConfig& hw);
 
 // Writes a copy of the hardware YAML with the fitted values; each carries estimate: true and a
 // note with its provenance (data file, fit error before and after, date, previous value and source).

@@ -11,13 +11,6 @@ std::vector<std::string> phase_names(const json& run) {
     return names;
 }
 
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
-
 namespace {
 
 std::string column_name(std::string phase) {

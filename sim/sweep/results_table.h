@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/measured/csv_table.h"  // csv_field
 #include "sim/sweep/sweep_kernel.h"
 
 namespace bnsim {
@@ -24,6 +25,5 @@ std::vector<std::string> phase_names(const nlohmann::ordered_json& run);
 
 std::string csv_header(const CsvLayout& l);
 std::string csv_row(const CsvLayout& l, const nlohmann::ordered_json& record);
-std::string csv_field(const std::string& s);  // RFC 4180 quoting when needed
 
 }  // namespace bnsim
