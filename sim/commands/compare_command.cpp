@@ -14,6 +14,7 @@
 #include "configfile/config_error.h"
 #include "sim/measured/import_error.h"
 #include "sim/report/compare_report.h"
+#include "sim/report/provenance.h"
 
 namespace bnsim {
 
@@ -78,12 +79,19 @@ int compare(const CompareOptions& o) {
         if (o.tolerance_pct > 0) report["tolerance_pct"] = o.tolerance_pct;
         report["pass"] = pass;
     }
+    // The config the points modify, as every JSON output and report names its build and config.
+    const Provenance prov = provenance_of(load_run_config(o.predict.against, parse_overrides(o.predict.sets)));
+    report["provenance"] = prov.json();
     if (out_dir) {
         out_dir->write("compare.html", [&](std::ostream& f) { f << compare_html(report); });
         out_dir->write("compare.json", [&](std::ostream& f) { f << report.dump(2) << "\n"; });
     }
-    if (o.json) std::cout << report.dump(2) << "\n";
-    else print_compare_report(report, std::cout);
+    if (o.json) {
+        std::cout << report.dump(2) << "\n";
+    } else {
+        print_compare_report(report, std::cout);
+        std::cout << prov.line() << "\n";
+    }
     return pass ? 0 : 1;
 }
 

@@ -10,6 +10,7 @@
 #include "configfile/config_error.h"
 #include "sim/fit/fit.h"
 #include "sim/measured/import_error.h"
+#include "sim/report/provenance.h"
 
 namespace bnsim {
 
@@ -70,6 +71,8 @@ void run_fit(const FitCommandOptions& o) {
     j["rms_after_pct"] = r.rms_after;
     j["points"] = r.points;
     if (!o.out.empty()) j["out"] = o.out;
+    const Provenance prov = provenance_of(base);
+    j["provenance"] = prov.json();
     if (o.json) {
         std::cout << j.dump(2) << "\n";
         return;
@@ -90,6 +93,7 @@ void run_fit(const FitCommandOptions& o) {
               << "%, RMS " << r.rms_before << "% -> " << r.rms_after << "%\n";
     if (!o.out.empty())
         std::cout << "wrote " << o.out << " (compare: bnsim compare " << o.measured << " --set hardware=" << o.out << ")\n";
+    std::cout << prov.line() << "\n";
 }
 
 }  // namespace
