@@ -17,10 +17,13 @@ class ConfigNode;
 struct KernelNumerics;
 
 // A choice the kernel makes for itself unless the run config fixes it: a dotted run-config key
-// (e.g. "memory.f_tile") and its kind ("integer" | "boolean"), so sweeps can vary it.
+// (e.g. "memory.f_tile") and its kind ("integer" | "boolean"), so sweeps can vary it, and the
+// values an explicit grid of the decisions tries by default (bnsim sensitivity ranks the
+// kernel's own choice against that grid).
 struct DecisionAxis {
     std::string key;
     std::string kind;
+    std::vector<std::string> values;
 };
 
 // "--set key=value" pairs.

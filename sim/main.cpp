@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
     bnsim::add_merge_command(app);
     bnsim::add_compare_command(app);
     bnsim::add_fit_command(app);
+    bnsim::add_sensitivity_command(app);
     if (const auto usage = bnsim::unknown_command_error(app, argc, argv)) {
         std::cerr << "bnsim: " << *usage << "\n";
         return 2;

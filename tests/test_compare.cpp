@@ -24,7 +24,7 @@ const std::string kSrc = BNSIM_SOURCE_DIR;
 
 // bnsim's standard output then its standard error, and its exit status.
 std::string shell(const std::string& args, int* status) {
-    const test::CliResult r = test::run_bnsim_words(args, {300});
+    const test::CliResult r = test::run_bnsim_words(args, test::CliOptions{300, "", 0});
     *status = r.exit_code;
     return r.out + r.err;
 }

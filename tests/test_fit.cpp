@@ -21,7 +21,7 @@ const std::string kBase = kSrc + "/configs/calibration/m1_dma_copy.yaml";
 
 // bnsim's standard output then its standard error, and its exit status.
 std::string shell(const std::string& args, int* status) {
-    const test::CliResult r = test::run_bnsim_words(args, {300});
+    const test::CliResult r = test::run_bnsim_words(args, test::CliOptions{300, "", 0});
     *status = r.exit_code;
     return r.out + r.err;
 }

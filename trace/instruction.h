@@ -93,7 +93,7 @@ struct Tag {
     const char* what = "";   // short role, e.g. "load dy", "dbeta readout"
     uint16_t role = 0;       // the kernel's own role enum, for its numerics (0: none)
     // The NKI source location this instruction models: the kernel function and its step, e.g.
-    // "batch_norm_bwd:phase2.dx", so a simulated run and a real profile's instructions
+    // "<kernel>:phase2.dx", so a simulated run and a real profile's instructions
     // (Neuron Explorer's nki_source_location) can be joined. Set by the kernel generators.
     const char* source = "";
 };

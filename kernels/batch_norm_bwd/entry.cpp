@@ -62,9 +62,11 @@ const KernelEntry& kernel_entry() {
         k.description = "the NKI batch-norm backward kernel (dx, dgamma, dbeta), optionally with a fused ReLU";
         k.parse = parse;
         k.generate = [](const std::any& p, const KernelTarget& t) { return generate(kernel_params<Params>(p), t); };
-        k.decision_axes = {{"memory.f_tile", "integer"},
-                           {"memory.interleave", "integer"},
-                           {"memory.direct_x_residency", "boolean"}};
+        // The grid is configs/sweeps/seed_grid.yaml's: f_tile 128..4096 (powers of two; the
+        // search's own candidates), every interleave, residency on and off.
+        k.decision_axes = {{"memory.f_tile", "integer", {"128", "256", "512", "1024", "2048", "4096"}},
+                           {"memory.interleave", "integer", {"1", "2", "3", "4", "5", "6", "7", "8"}},
+                           {"memory.direct_x_residency", "boolean", {"true", "false"}}};
         k.auto_overrides = {{"memory", "auto"}};
         k.summary_fields = {
             {"f_tile", "free-axis elements per spatial tile"},

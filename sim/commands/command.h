@@ -24,6 +24,7 @@ void add_sweep_command(CLI::App& app);      // sweep_command.cpp (grids of confi
 void add_merge_command(CLI::App& app);      // merge_command.cpp (sweep shards into one result set)
 void add_compare_command(CLI::App& app);    // compare_command.cpp (measured runs and profiles)
 void add_fit_command(CLI::App& app);        // fit_command.cpp (hardware parameters to measured runs)
+void add_sensitivity_command(CLI::App& app);  // sensitivity_command.cpp (what a prediction hangs on)
 
 // configs/default.yaml from the working directory, else from the source tree.
 std::string default_run_config();

@@ -89,6 +89,19 @@ void run_fit(const FitCommandOptions& o) {
                   << p["value"].get<double>() << "  "
                   << (p["identifiable"].get<bool>() ? std::string("yes") : "NO: " + p["why"].get<std::string>()) << "\n";
     }
+    std::cout << "\n" << std::left << std::setw(34) << "point" << std::right << std::setw(14) << "measured" << std::setw(14)
+              << "before" << std::setw(9) << "error" << std::setw(14) << "after" << std::setw(9) << "error" << "\n";
+    for (const auto& p : r.points) {
+        const double m = p["measured"].get<double>(), b = p["before"].get<double>(), a = p["after"].get<double>();
+        auto err = [&](double v) {
+            std::ostringstream e;
+            e << std::fixed << std::setprecision(1) << std::showpos << (v - m) / m * 100 << "%";
+            return e.str();
+        };
+        std::cout << std::left << std::setw(34) << p["id"].get<std::string>() << std::right << std::setprecision(6)
+                  << std::setw(14) << m << std::setw(14) << b << std::setw(9) << err(b) << std::setw(14) << a << std::setw(9)
+                  << err(a) << "\n";
+    }
     std::cout << std::fixed << std::setprecision(2) << "error       MAPE " << r.mape_before << "% -> " << r.mape_after
               << "%, RMS " << r.rms_before << "% -> " << r.rms_after << "%\n";
     if (!o.out.empty())

@@ -13,6 +13,7 @@
 #include "sim/report/run_report.h"
 #include "sim/report/timeline.h"
 #include "sim/schedule/schedule.h"
+#include "sim/sensitivity/latency_band.h"
 #include "sim/simulate.h"
 
 namespace bnsim {
@@ -37,6 +38,7 @@ void add_run_command(CLI::App& app) {
     auto timeline = std::make_shared<std::string>();
     auto estimate_only = std::make_shared<bool>(false);
     auto profile_out = std::make_shared<std::string>();
+    auto uncertainty = std::make_shared<bool>(false);
     opts->add_to(*cmd);
     auto* timeline_opt = cmd->add_option("--timeline", *timeline,
                                          "write a Chrome trace-event JSON timeline (open in ui.perfetto.dev; "
@@ -46,7 +48,10 @@ void add_run_command(CLI::App& app) {
     auto* profile_opt = cmd->add_option("--profile-out", *profile_out,
                                         "write the run as Neuron profiler tables (summary, instruction, dma_packet, "
                                         "metadata; CSV and profile.json) into this directory, with is_simulation: true");
-    cmd->callback([opts, timeline, timeline_opt, estimate_only, profile_out, profile_opt]() {
+    cmd->add_flag("--uncertainty", *uncertainty,
+                  "also report a [low, high] latency band from the estimated parameters' ranges (one child run "
+                  "per range end) and which parameter drives each end");
+    cmd->callback([opts, timeline, timeline_opt, estimate_only, profile_out, profile_opt, uncertainty]() {
         std::optional<OutputFile> out;
         if (timeline_opt->count()) out.emplace("--timeline", *timeline, opts->json);
         std::optional<OutputDir> profile_dir;
@@ -64,6 +69,8 @@ void add_run_command(CLI::App& app) {
         if (profile_dir) write_profile_dir(simulated_profile(cfg, k, r), *profile_dir);
         auto report = run_report_json(cfg, k, r);
         if (*estimate_only) report = mark_estimate(report);
+        if (*uncertainty)
+            report["uncertainty"] = latency_band(cfg, opts->config, parse_overrides(opts->sets), r.latency_ns, 2);
         report["provenance"] = prov.json();
         if (opts->json) {
             std::cout << report.dump(2) << "\n";
@@ -73,6 +80,7 @@ void add_run_command(CLI::App& app) {
         if (*estimate_only)
             text << "mode        estimate: the list scheduler's timeline (no SystemC run, no HBM contention)\n";
         print_run_report(report, text);
+        if (*uncertainty) print_latency_band(report["uncertainty"], text);
         text << prov.line() << "\n";
     });
 }

@@ -43,8 +43,9 @@ std::string last_line(std::string s) {
     return nl == std::string::npos ? s : s.substr(nl + 1);
 }
 
-json run_json(const std::vector<std::string>& args, double timeout_s) {
+json run_json(const std::vector<std::string>& args, double timeout_s, int* exit_code = nullptr) {
     const ChildResult c = run_child(self_executable(), args, timeout_s);
+    if (exit_code) *exit_code = c.exit_code;
     if (c.timed_out) throw std::runtime_error("no result after " + std::to_string(int(timeout_s)) + " s (killed)");
     if (c.exit_code != 0) {
         const std::string m = last_line(c.err);
@@ -97,17 +98,25 @@ Prediction predict_one(const MeasuredPoint& p, const PredictOptions& o, const Ov
 
 }  // namespace
 
-std::vector<Prediction> predict(const MeasuredSet& set, const PredictOptions& o, const Overrides& extra) {
-    std::vector<Prediction> out(set.points.size());
+json run_config_json(const std::string& config, const Overrides& ov, double timeout_s, int* exit_code) {
+    return run_json(with_sets({"run", config, "--json"}, ov), timeout_s, exit_code);
+}
+
+void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& f) {
     std::atomic<size_t> next{0};
     auto worker = [&]() {
-        for (size_t i; (i = next++) < set.points.size();) out[i] = predict_one(set.points[i], o, extra);
+        for (size_t i; (i = next++) < n;) f(i);
     };
-    const int jobs = std::max(1, std::min<int>(o.jobs, int(set.points.size())));
+    const int threads = std::max(1, std::min<int>(jobs, int(n)));
     std::vector<std::thread> pool;
-    for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);
+    for (int j = 1; j < threads; ++j) pool.emplace_back(worker);
     worker();
     for (auto& t : pool) t.join();
+}
+
+std::vector<Prediction> predict(const MeasuredSet& set, const PredictOptions& o, const Overrides& extra) {
+    std::vector<Prediction> out(set.points.size());
+    parallel_for(set.points.size(), o.jobs, [&](size_t i) { out[i] = predict_one(set.points[i], o, extra); });
     return out;
 }
 

@@ -1,9 +1,12 @@
 #pragma once
 // Predicts every measured point: each runs in its own child process of this bnsim (SystemC
 // elaborates once per process), `jobs` at a time.
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "sim/config/run_config.h"
 #include "sim/measured/measured_runs.h"
@@ -33,5 +36,12 @@ Overrides point_overrides(const MeasuredPoint& p, const PredictOptions& o, const
 void check_points(const MeasuredSet& set, const PredictOptions& o);
 
 std::vector<Prediction> predict(const MeasuredSet& set, const PredictOptions& o, const Overrides& extra = {});
+
+// `bnsim run CONFIG --json` with the overrides, in a child; throws std::runtime_error with the
+// child's last error line (and the exit code in `exit_code`, if given).
+nlohmann::json run_config_json(const std::string& config, const Overrides& ov, double timeout_s, int* exit_code = nullptr);
+
+// Calls f(0..n-1) on `jobs` threads (each call typically waits on a child process).
+void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& f);
 
 }  // namespace bnsim

@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "models/hw_params.h"
+#include "sim/config/closest_names.h"
 #include "sim/commands/output_file.h"
 #include "configfile/config_error.h"
 
@@ -224,7 +225,7 @@ std::vector<FitParam> parse_fit_params(const std::vector<std::string>& specs, co
             const HwParam* hp = hw_params().find(p.name);
             if (!hp) {
                 std::string hint;
-                for (const auto& c : hw_params().closest(p.name)) hint += (hint.empty() ? "; did you mean " : " or ") + c;
+                for (const auto& c : closest_names(p.name, hw_params().names(), 3)) hint += (hint.empty() ? "; did you mean " : " or ") + c;
                 throw ConfigError("--params " + p.name + ": unknown hardware parameter (bnsim params lists them)" + hint);
             }
             if (hp->kind == ParamKind::boolean)

@@ -26,7 +26,7 @@ struct ProfileInstruction {
     double start_ns = 0, end_ns = 0, duration_ns = 0;  // start_ts, end_ts, duration_ns
     std::string engine;                                 // as the file names it
     std::string opcode;
-    std::string nki_source_location;  // bnsim: "kernel_function:step", e.g. "batch_norm_bwd:phase2.dx"
+    std::string nki_source_location;  // bnsim: "kernel_function:step", e.g. "vector_add:load_a"
     bool operator==(const ProfileInstruction& o) const;
 };
 

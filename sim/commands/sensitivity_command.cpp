@@ -1,0 +1,52 @@
+// bnsim sensitivity CONFIG [--json] [--out DIR] [--suggest]: which uncertain hardware parameter
+// moves the latency, the binding units, or the memory-config decision, and what to measure to
+// pin it.
+#include <iostream>
+#include <optional>
+
+#include "sim/commands/command.h"
+#include "sim/commands/output_file.h"
+#include "sim/sensitivity/sensitivity.h"
+
+namespace bnsim {
+
+void add_sensitivity_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "sensitivity", "run the config at both ends of every estimated hardware parameter's range: latency, "
+                       "binding units, and whether the kernel's memory choice survives against an explicit grid");
+    auto o = std::make_shared<SensitivityOptions>();
+    auto json_out = std::make_shared<bool>(false);
+    auto suggest = std::make_shared<bool>(false);
+    auto out_dir = std::make_shared<std::string>();
+    auto axes = std::make_shared<std::vector<std::string>>();
+    cmd->add_option("config", o->config, "run config (YAML)")->required();
+    cmd->add_option("--set", o->sets, "override a config key: dotted.key=value (repeatable)");
+    cmd->add_option("--range", o->ranges, "replace an uncertain parameter's range or add one: NAME=LO:HI (repeatable)");
+    cmd->add_option("--axis", *axes, "grid axis KEY=V1,V2,... (repeatable; default: the kernel's decision axes)");
+    cmd->add_option("--threshold", o->threshold_pct, "a parameter 'moves the latency' above this percent")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--tie", o->tie_pct, "the kernel's choice counts as best within this percent of the best grid config")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--jobs", o->jobs, "child processes run at once")->capture_default_str()->check(CLI::Range(1, 256));
+    cmd->add_option("--timeout", o->timeout_s, "seconds one simulation may take")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_flag("--json", *json_out, "print one JSON object instead of the table");
+    cmd->add_flag("--suggest", *suggest, "list the measurements that would pin the parameters that matter, in priority order");
+    cmd->add_option("--out", *out_dir, "write sensitivity.html (tornado chart) and sensitivity.json into this directory");
+    cmd->callback([=]() {
+        std::optional<OutputDir> out;  // checked before anything runs
+        if (!out_dir->empty()) out.emplace("--out", *out_dir);
+        for (const auto& a : *axes) o->grid.push_back(parse_axis(a));
+        auto report = sensitivity(*o);
+        if (*suggest) report["suggest"] = suggest_measurements(report);
+        if (out) {
+            out->write("sensitivity.html", [&](std::ostream& f) { f << sensitivity_html(report); });
+            out->write("sensitivity.json", [&](std::ostream& f) { f << report.dump(2) << "\n"; });
+        }
+        if (*json_out) std::cout << report.dump(2) << "\n";
+        else print_sensitivity(report, std::cout);
+    });
+}
+
+}  // namespace bnsim

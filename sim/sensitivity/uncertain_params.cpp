@@ -1,0 +1,89 @@
+#include "sim/sensitivity/uncertain_params.h"
+
+#include <sstream>
+
+#include "configfile/config_error.h"
+#include "models/hw_params.h"
+
+namespace bnsim {
+
+namespace {
+
+const std::string kCostPrefix = "costs.";
+const std::string kCostField = ".cycles_per_elem";
+
+std::string number(double v) {
+    std::ostringstream o;
+    o.precision(17);
+    o << v;
+    return o.str();
+}
+
+// "NAME=LO:HI" -> name, lo, hi.
+void parse_range(const std::string& spec, std::string& name, double& lo, double& hi) {
+    const auto eq = spec.find('=');
+    const auto colon = spec.find(':', eq == std::string::npos ? 0 : eq);
+    try {
+        if (eq == std::string::npos || eq == 0 || colon == std::string::npos) throw std::invalid_argument("form");
+        size_t used = 0;
+        const std::string a = spec.substr(eq + 1, colon - eq - 1), b = spec.substr(colon + 1);
+        lo = std::stod(a, &used);
+        if (used != a.size()) throw std::invalid_argument("trailing");
+        hi = std::stod(b, &used);
+        if (used != b.size()) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+        throw ConfigError("--range " + spec + ": expected NAME=LO:HI with numbers, e.g. hbm.latency_ns=80:500");
+    }
+    name = spec.substr(0, eq);
+    if (name.rfind("hardware.", 0) == 0) name = name.substr(9);
+    if (!(lo <= hi)) throw ConfigError("--range " + spec + ": the low end exceeds the high end");
+}
+
+}  // namespace
+
+std::vector<UncertainParam> uncertain_params(const HwConfig& hw, const std::vector<std::string>& ranges) {
+    std::vector<UncertainParam> out;
+    for (const EstimatedParam& e : estimated_params(hw))
+        out.push_back({e.param->name, e.param->unit, e.value, e.range.lo, e.range.hi, e.range.lo_reason,
+                       e.range.hi_reason, -1});
+    for (size_t i = 0; i < hw.costs.size(); ++i) {
+        const CostEntry& c = hw.costs[i];
+        if (!c.estimate || !c.uncertainty || c.id.empty()) continue;
+        out.push_back({kCostPrefix + c.id + kCostField, "cycles/elem", c.cycles_per_elem, c.uncertainty->lo,
+                       c.uncertainty->hi, c.uncertainty->lo_reason, c.uncertainty->hi_reason, int(i)});
+    }
+    for (const auto& spec : ranges) {
+        UncertainParam p;
+        parse_range(spec, p.name, p.lo, p.hi);
+        p.lo_why = p.hi_why = "--range";
+        bool found = false;
+        for (auto& q : out)
+            if (q.name == p.name) {
+                q.lo = p.lo, q.hi = p.hi, q.lo_why = q.hi_why = "--range";
+                found = true;
+            }
+        if (found) continue;
+        const HwParam* hp = hw_params().find(p.name);
+        if (!hp)
+            throw ConfigError("--range " + spec + ": '" + p.name +
+                              "' is neither a hardware parameter (bnsim params lists them) nor an estimated cost row");
+        for (double v : {p.lo, p.hi})
+            if (!hp->problem(v).empty())
+                throw ConfigError("--range " + spec + ": expected " + hp->expected() + " for " + p.name);
+        p.unit = hp->unit;
+        p.value = hp->get(hw);
+        out.push_back(p);
+    }
+    return out;
+}
+
+void set_uncertain(HwConfig& hw, const UncertainParam& p, double v) {
+    if (p.cost_row >= 0) hw.costs.at(size_t(p.cost_row)).cycles_per_elem = v;
+    else hw_params().at(p.name).set(hw, v);
+}
+
+std::pair<std::string, std::string> uncertain_override(const UncertainParam& p, double v) {
+    return {"hardware." + p.name, number(v)};
+}
+
+}  // namespace bnsim

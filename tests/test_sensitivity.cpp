@@ -1,0 +1,172 @@
+// bnsim sensitivity and run --uncertainty: a toy grid where a known parameter flips the best
+// memory config, the suggestions that follow, the latency band's drivers, the uncertain
+// parameters read from the parameter table and cost rows, and bad input.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/run_config.h"
+#include "sim/sensitivity/uncertain_params.h"
+#include "tests/cli_run.h"
+
+using namespace bnsim;
+using json = nlohmann::json;
+
+namespace {
+
+const std::string kSrc = BNSIM_SOURCE_DIR;
+
+std::string shell(const std::string& args, int* status) {
+    const test::CliResult r = test::run_bnsim_words(args, test::CliOptions{600, "", 0});
+    *status = r.exit_code;
+    return r.out + r.err;
+}
+
+const json* param_named(const json& j, const std::string& name) {
+    for (const auto& p : j["params"])
+        if (p["name"] == name) return &p;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("uncertain parameters: every estimate of the table and every estimated cost row, with its range") {
+    const RunConfig cfg = load_run_config(kSrc + "/configs/default.yaml");
+    const auto ps = uncertain_params(cfg.hw);
+    size_t estimates = 0, rows = 0;
+    for (const auto& [name, prov] : cfg.hw.provenance) estimates += prov.estimate;
+    for (const auto& c : cfg.hw.costs) rows += c.estimate && c.uncertainty && !c.id.empty();
+    CHECK(ps.size() == estimates + rows);
+    bool stt = false;
+    for (const auto& p : ps) {
+        CHECK(p.lo <= p.value);
+        CHECK(p.value <= p.hi);
+        if (p.name == "costs.dve.stt.bf16.subtract_subtract.cycles_per_elem") {
+            stt = true;
+            CHECK(p.lo == 1.0);
+            CHECK(p.hi == 2.0);
+            // Set in process and through --set, the row's cycles_per_elem is the same.
+            HwConfig hw = cfg.hw;
+            set_uncertain(hw, p, 2.0);
+            CHECK(hw.costs[size_t(p.cost_row)].cycles_per_elem == 2.0);
+            const auto [key, value] = uncertain_override(p, 2.0);
+            const RunConfig set = load_run_config(kSrc + "/configs/default.yaml", {{key, value}});
+            CHECK(set.hw.costs[size_t(p.cost_row)].cycles_per_elem == 2.0);
+        }
+    }
+    CHECK(stt);
+    // A --range replaces a listed range and may add a parameter of the table.
+    const auto r = uncertain_params(cfg.hw, {"hbm.latency_ns=100:200", "hardware.dma.engines_per_core=8:16"});
+    CHECK(r.size() == ps.size() + 1);
+    for (const auto& p : r)
+        if (p.name == "hbm.latency_ns") CHECK((p.lo == 100 && p.hi == 200 && p.lo_why == "--range"));
+    CHECK(r.back().name == "dma.engines_per_core");
+    CHECK(r.back().value == 16);
+}
+
+TEST_CASE("sensitivity: usable SBUF at the low end of a toy range flips the best memory config") {
+    // Grid f_tile {1024, 4096} at interleave 2 with residency on the seed shape. With 60000
+    // bytes per partition f_tile 4096 does not fit (it needs 66016 B per partition, 58976 are
+    // left after the kernel's 1024 B reserve), so f_tile 1024 wins; at the preset's 212992 B
+    // f_tile 4096 wins (fewer, longer DMAs). The launch cost adds to every config alike.
+    int st = 0;
+    const std::string out = shell("sensitivity " + kSrc + "/configs/default.yaml --json --suggest"
+                                  " --axis memory.f_tile=1024,4096 --axis memory.interleave=2 --axis memory.direct_x_residency=true"
+                                  " --range sbuf.usable_bytes_per_partition=60000:212992 --range launch.fixed_ns=9000:9800",
+                                  &st);
+    INFO(out);
+    REQUIRE(st == 0);
+    const json j = json::parse(out);
+    CHECK(j["grid_points"] == 2);
+    CHECK(j["base"]["best_config"] == "f_tile=4096 interleave=2 direct_x_residency=true");
+    const json* sbuf = param_named(j, "sbuf.usable_bytes_per_partition");
+    const json* launch = param_named(j, "launch.fixed_ns");
+    REQUIRE(sbuf);
+    REQUIRE(launch);
+    CHECK((*sbuf)["best_config_low"] == "f_tile=1024 interleave=2 direct_x_residency=true");
+    CHECK((*sbuf)["best_config_high"] == "f_tile=4096 interleave=2 direct_x_residency=true");
+    // The launch cost moves every config alike: latency by exactly its range, the ranking not at all.
+    CHECK((*launch)["moves_decision"] == false);
+    CHECK((*launch)["best_config_low"] == j["base"]["best_config"]);
+    CHECK((*launch)["best_config_high"] == j["base"]["best_config"]);
+    CHECK((*launch)["latency_high_ns"].get<double>() - (*launch)["latency_low_ns"].get<double>() == Approx(800));
+    CHECK((*launch)["moves_latency"] == false);  // 800 ns of ~577 us
+    for (const char* k : {"name", "low", "high", "latency_low_ns", "latency_high_ns", "best_config_low", "best_config_high"})
+        CHECK((*sbuf).contains(k));
+}
+
+TEST_CASE("sensitivity: the seed shape's DVE cost row range makes phase 2 DVE-bound at its high end") {
+    // A two-config grid (residency on and off at the kernel's own f_tile and interleave) keeps it
+    // quick; the check is on the subtract->subtract row: 1 cycle/elem is the preset's value, 2 the
+    // full-cycle reading of the cost notes.
+    int st = 0;
+    const std::string out = shell("sensitivity " + kSrc + "/configs/default.yaml --json"
+                                  " --axis memory.f_tile=4096 --axis memory.interleave=7 --axis memory.direct_x_residency=true,false",
+                                  &st);
+    INFO(out);
+    REQUIRE(st == 0);
+    const json j = json::parse(out);
+    const json* stt = param_named(j, "costs.dve.stt.bf16.subtract_subtract.cycles_per_elem");
+    REQUIRE(stt);
+    CHECK((*stt)["latency_low_ns"].get<double>() == Approx(j["base"]["latency_ns"].get<double>()));
+    CHECK((*stt)["change_high_pct"].get<double>() > 2);
+    CHECK((*stt)["moves_latency"] == true);
+    CHECK((*stt)["binding_high"].get<std::string>().find("phase 2 dve") != std::string::npos);
+    CHECK(j["base"]["binding"].get<std::string>().find("phase 2 dma") != std::string::npos);
+    // Sorted by the larger change.
+    double last = 1e300;
+    for (const auto& p : j["params"]) {
+        CHECK(p["max_change_pct"].get<double>() <= last);
+        last = p["max_change_pct"].get<double>();
+    }
+}
+
+TEST_CASE("run --uncertainty: the band spans the declared range ends and names each end's driver") {
+    int st = 0;
+    const std::string cfg = kSrc + "/configs/calibration/m4_vector_add_free2.yaml";
+    const json base = json::parse(shell("run " + cfg + " --json --set vector_add.free=200", &st));
+    REQUIRE(st == 0);
+    const json j = json::parse(shell("run " + cfg + " --json --uncertainty --set vector_add.free=200", &st));
+    REQUIRE(st == 0);
+    const json& b = j["uncertainty"];
+    CHECK(b["latency_ns"].get<double>() == base["latency_ns"].get<double>());
+    double lo = b["latency_ns"].get<double>(), hi = lo;
+    for (const auto& p : b["params"]) {
+        lo = std::min({lo, p["latency_low_ns"].get<double>(), p["latency_high_ns"].get<double>()});
+        hi = std::max({hi, p["latency_low_ns"].get<double>(), p["latency_high_ns"].get<double>()});
+    }
+    CHECK(b["low_ns"].get<double>() == lo);
+    CHECK(b["high_ns"].get<double>() == hi);
+    CHECK(lo < b["latency_ns"].get<double>());  // launch.fixed_ns alone spans 8.5..11.2 us
+    CHECK(hi > b["latency_ns"].get<double>());
+    CHECK(b["high_driver"].is_object());
+    CHECK(b["low_driver"].is_object());
+    const std::string text = shell("run " + cfg + " --uncertainty --set vector_add.free=200", &st);
+    CHECK(st == 0);
+    CHECK(text.find("band ") != std::string::npos);
+}
+
+TEST_CASE("sensitivity: bad ranges, axes and configs exit 2 with one clear line") {
+    int st = 0;
+    const std::string cfg = kSrc + "/configs/default.yaml";
+    std::string out = shell("sensitivity " + cfg + " --range hbm.latency_ns=abc", &st);
+    CHECK(st == 2);
+    CHECK(out.find("--range hbm.latency_ns=abc: expected NAME=LO:HI") != std::string::npos);
+    out = shell("sensitivity " + cfg + " --range no.such_param=1:2", &st);
+    CHECK(st == 2);
+    CHECK(out.find("no.such_param") != std::string::npos);
+    out = shell("sensitivity " + cfg + " --range hbm.latency_ns=5:1", &st);
+    CHECK(st == 2);
+    CHECK(out.find("low end exceeds") != std::string::npos);
+    out = shell("sensitivity " + cfg + " --axis memory.f_tile", &st);
+    CHECK(st == 2);
+    CHECK(out.find("expected KEY=V1,V2") != std::string::npos);
+    out = shell("sensitivity " + cfg + " --axis memory.interleave=99", &st);
+    CHECK(st == 2);
+    CHECK(out.find("interleave") != std::string::npos);
+    out = shell("sensitivity /no/such/config.yaml", &st);
+    CHECK(st == 2);
+    out = shell("run " + cfg + " --set hardware.costs.no_such_row.cycles_per_elem=2", &st);
+    CHECK(st == 2);
+    CHECK(out.find("no_such_row") != std::string::npos);
+}
