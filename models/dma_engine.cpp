@@ -14,7 +14,8 @@ TickClock::TickClock() : per_ns_(std::round(1e-9 / sc_core::sc_get_time_resoluti
 DmaEngine::DmaEngine(const DmaLifecycle& rule, const TickClock& clock, HbmIF& hbm, Sbuf& sbuf, DescriptorSinkIF& sink,
                      size_t index)
     : rule_(rule), clock_(clock), hbm_(hbm), sbuf_(sbuf), sink_(sink), index_(index),
-      queues_(size_t(rule.hw().dma.queues_per_engine)), front_(queues_.size(), kNever) {}
+      queues_(size_t(rule.hw().dma.queues_per_engine)), front_(queues_.size(), kNever),
+      priced_ns_(rule.descriptor_ns(0)) {}
 
 void DmaEngine::push(const DmaDescriptor& d, Ticks visible) {
     auto& descs = queues_[d.queue].descs;
@@ -88,7 +89,11 @@ void DmaEngine::decide() {
         qs.ready_at = rule_.next_dma_at(now);
     }
 
-    double done = now + rule_.descriptor_ns(d.bytes);
+    if (d.bytes != priced_bytes_) {
+        priced_bytes_ = d.bytes;
+        priced_ns_ = rule_.descriptor_ns(d.bytes);
+    }
+    double done = now + priced_ns_;
     if (d.hbm_bytes) done = std::max(done, hbm_.transfer(d.hbm_addr, d.hbm_bytes, d.hbm_write, now));
     if (d.sbuf_side) sbuf_.dma_access(d.bytes, !d.hbm_write);
     const double latency = rule_.landing_ns(d);

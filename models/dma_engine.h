@@ -96,6 +96,8 @@ private:
     Ticks next_ = kNever;
     double busy_ns_ = 0;
     uint64_t descriptors_ = 0, bytes_ = 0;
+    uint32_t priced_bytes_ = 0;  // the last descriptor size priced, and its descriptor time
+    double priced_ns_;
 };
 
 }  // namespace bnsim

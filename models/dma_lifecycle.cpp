@@ -19,10 +19,16 @@ DmaPlan DmaLifecycle::plan(const Instruction& ins, const Trace& trace) const {
     p.dge = ins.dma.dge;
     p.shape = dma_row_shape(ins);
     std::vector<DmaTrain> by_engine(size_t(hw_.dma.engines_per_core));
+    uint32_t last_bytes = 0;  // a DMA's descriptors are mostly of one size: price each size once
+    double last_ns = descriptor_ns(0);
     for_each_descriptor(ins, trace, hw_, [&](const DmaDescriptor& d) {
+        if (d.bytes != last_bytes) {
+            last_bytes = d.bytes;
+            last_ns = descriptor_ns(d.bytes);
+        }
         DmaTrain& t = by_engine[d.engine];
         ++t.descriptors;
-        t.work_ns += descriptor_ns(d.bytes);
+        t.work_ns += last_ns;
     });
     for (size_t e = 0; e < by_engine.size(); ++e)
         if (by_engine[e].descriptors) {

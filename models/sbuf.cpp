@@ -37,11 +37,6 @@ uint64_t sbuf_highest_byte(const Trace& trace, uint8_t core) {
     return peak;
 }
 
-double Sbuf::dma_access(uint32_t bytes, bool write) {
-    (write ? dma_written_ : dma_read_) += bytes;
-    return p_.access_latency_ns;
-}
-
 void Sbuf::engine_access(const Instruction& ins) {
     for (const auto& s : ins.srcs)
         if (s.region.space == Space::Sbuf && s.region.core == core_) eng_read_ += s.region.bytes();

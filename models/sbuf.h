@@ -22,7 +22,10 @@ public:
     Sbuf(sc_core::sc_module_name name, const SbufParams& p, const Trace& trace, uint8_t core);
 
     // A DMA descriptor's access; returns the latency it adds.
-    double dma_access(uint32_t bytes, bool write);
+    double dma_access(uint32_t bytes, bool write) {
+        (write ? dma_written_ : dma_read_) += bytes;
+        return p_.access_latency_ns;
+    }
     // An engine instruction's reads and writes.
     void engine_access(const Instruction& ins);
 

@@ -5,7 +5,6 @@
 #include <array>
 #include <cmath>
 #include <iomanip>
-#include <map>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -53,7 +52,8 @@ Bounds compute_bounds(const Trace& trace, const CostModel& cost, const std::vect
     struct QueueSpan {
         double occupied = 0, last = 0;
     };
-    std::map<std::array<int, 3>, QueueSpan> spans;
+    const size_t engines = size_t(hw.dma.engines_per_core), queues = size_t(hw.dma.queues_per_engine);
+    std::vector<QueueSpan> spans(size_t(nc) * engines * queues);  // [core][engine][queue]
     const DmaLifecycle rule(hw);
     Bounds b;
     for (const auto& in : trace.instructions()) {
@@ -64,7 +64,7 @@ Bounds compute_bounds(const Trace& trace, const CostModel& cost, const std::vect
         const DmaRowShape& sh = plan.shape;
         for (const auto& t : plan.trains) {
             dma[in.core] += t.work_ns;
-            QueueSpan& q = spans[{int(in.core), int(t.engine), int(in.dma.queue)}];
+            QueueSpan& q = spans[(size_t(in.core) * engines + t.engine) * queues + in.dma.queue];
             if (q.last > 0) q.occupied += rule.queue_occupancy_ns(q.last);
             q.last = t.work_ns;
             queue_win[in.core] = std::max(queue_win[in.core], q.occupied + q.last);
