@@ -17,7 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/calibration/subprocess.h"
+#include "sim/sweep/results_dir.h"
 #include "sim/sweep/sweep_spec.h"
+#include "sim/sweep/sweep_summary.h"
 #include "sim/sweep/worker_pool.h"
 #include "test_util.h"
 
@@ -135,6 +137,26 @@ TEST_CASE("sweep: a small grid's CSV has one row per point plus auto, with the r
         point_hashes.insert(rec["run"]["provenance"]["config_hash"].get<std::string>());
     }
     CHECK(point_hashes.size() == 5);  // 4 ok grid points and auto: each its own resolved config
+    // The grid point 1024/2/true is the kernel's own choice made explicit: the same latency, and
+    // on that tie the summary names the auto point best.
+    const auto summary = nlohmann::json::parse(slurp(d.out("o") + "/summary.json"));
+    const auto& ctx = summary["contexts"][0];
+    CHECK(ctx["best"]["latency_ns"] == ctx["auto"]["latency_ns"]);
+    CHECK(ctx["best"]["id"] == ctx["auto"]["id"]);
+    CHECK(r.out.find("(the kernel's own choice)") != std::string::npos);
+    // Whichever sorts first: give the tied explicit point an id before auto's and summarize again.
+    Records recs = read_records(d.out("o"));
+    std::string tied;
+    for (const auto& [id, rec] : recs)
+        if (!rec["auto"].get<bool>() && rec["status"] == "ok" && rec["run"]["latency_ns"].get<double>() == ctx["auto"]["latency_ns"].get<double>())
+            tied = id;
+    REQUIRE(!tied.empty());
+    auto moved = recs.at(tied);
+    moved["id"] = "0000000000000000";
+    recs.erase(tied);
+    recs.emplace("0000000000000000", moved);
+    const auto again = sweep_summary(read_meta(d.out("o")), recs);
+    CHECK(again["contexts"][0]["best"]["id"].get<std::string>() == ctx["auto"]["id"].get<std::string>());
     // Twice the same sweep: the same files.
     auto r2 = run_bnsim({"sweep", d.sweep(), "-j", "1", "--out", d.out("o2")});
     REQUIRE(r2.exit_code == 0);

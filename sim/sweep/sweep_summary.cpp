@@ -99,7 +99,10 @@ json sweep_summary(const json& meta, const Records& records) {
         for (const json* r : g.records) {
             const std::string status = (*r)["status"].get<std::string>();
             st[status] = st.value(status, 0) + 1;
-            if (status == "ok" && (!best || latency(*r) < latency(*best))) best = r;
+            // On a tie the kernel's own choice is the best: the user need not override it.
+            if (status == "ok" && (!best || latency(*r) < latency(*best) ||
+                                   (latency(*r) == latency(*best) && (*r)["auto"].get<bool>())))
+                best = r;
         }
         c["by_status"] = st;
         auto describe = [&](const json& r) {
