@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/cli_run.h"
+#include "tests/test_util.h"
 
 #include <filesystem>
 #include <fstream>
@@ -173,8 +174,7 @@ TEST_CASE("bnsim compare: bad input exits 2 naming file and line, a failed toler
     CHECK(st == 1);  // M4.free200 is about -12% off
     out = shell("compare " + kSrc + "/configs/measured/m4_vector_add.csv --tolerance 50 --out " + dir + "/html", &st);
     CHECK(st == 0);
-    std::ifstream h(dir + "/html/compare.html");
-    std::string html((std::istreambuf_iterator<char>(h)), std::istreambuf_iterator<char>());
+    const std::string html = test::slurp(dir + "/html/compare.html");
     CHECK(html.find("<svg") != std::string::npos);
     CHECK(html.find("<circle") != std::string::npos);
 }
@@ -199,4 +199,22 @@ TEST_CASE("bnsim compare: a profile against the simulation of its config, per en
     CHECK(st == 0);
     CHECK(out.find("vector busy") != std::string::npos);
     CHECK(out.find("vector tensor_tensor") != std::string::npos);
+}
+
+TEST_CASE("bnsim compare reads the calibration data set with each row's own set keys, as calibrate does") {
+    // Every row of configs/calibration/ is within calibrate's 15% tolerance (bnsim calibrate
+    // checks it); compare must predict the same figures, so it passes the same tolerance. The
+    // M8 rows share a config and differ only in their `set:` width.
+    int st = 0;
+    const std::string data = kSrc + "/configs/calibration/measurements.yaml";
+    const std::string out = shell("compare " + data + " --json --tolerance 15", &st);
+    INFO(out);
+    CHECK(st == 0);
+    const json j = json::parse(out);
+    CHECK(j["points"].size() == 100);
+    const json* w2 = nullptr;
+    for (const auto& p : j["points"])
+        if (p["id"] == "M8.dve.reduce_add.psum_f32.w2") w2 = &p;
+    REQUIRE(w2);
+    CHECK(std::fabs((*w2)["error_pct"].get<double>()) < 15);
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/cli_run.h"
+#include "tests/test_util.h"
 
 #include <filesystem>
 #include <fstream>
@@ -71,8 +72,7 @@ TEST_CASE("fit recovers perturbed parameters from 1%-noisy bnsim measurements an
     CHECK(j["mape_after_pct"].get<double>() < 1.5);
 
     // The fitted preset loads, carries the provenance, and compare shows the improvement.
-    std::ifstream y(dir + "/fitted.yaml");
-    const std::string yaml((std::istreambuf_iterator<char>(y)), std::istreambuf_iterator<char>());
+    const std::string yaml = test::slurp(dir + "/fitted.yaml");
     CHECK(yaml.find("fitted by bnsim fit") != std::string::npos);
     CHECK(yaml.find(data) != std::string::npos);
     const json before = json::parse(shell("compare " + data + " --against " + kBase + " --json", &st));
@@ -94,6 +94,7 @@ TEST_CASE("fit reports a parameter the data cannot identify") {
     CHECK(j["params"][0]["identifiable"] == true);
     CHECK(j["params"][1]["identifiable"] == false);
     CHECK(j["params"][1]["why"] == "no measured point changes with it");
+    CHECK(j["params"][1]["value"] == j["params"][1]["start"]);  // kept, not moved by the optimizer's wander
 }
 
 TEST_CASE("fit: bad parameter names and bounds exit 2") {

@@ -1,15 +1,12 @@
 #include "trace/instruction.h"
 
-#include <set>
-
 namespace bnsim {
 
-const char* nki_source_location(const std::string& function, int phase, const std::string& step) {
+std::string nki_source_location(const std::string& function, const Tag& tag) {
     std::string s = function + ":";
-    if (phase > 0) s += "phase" + std::to_string(phase) + ".";
-    for (char c : step) s += c == ' ' ? '_' : c;
-    static std::set<std::string> pool;  // interned: Tag keeps a pointer
-    return pool.insert(s).first->c_str();
+    if (tag.phase > 0) s += "phase" + std::to_string(tag.phase) + ".";
+    for (const char* c = tag.what; *c; ++c) s += *c == ' ' ? '_' : *c;
+    return s;
 }
 
 // The reduce registers are treated as one resource spanning every partition: any two

@@ -92,15 +92,13 @@ struct Tag {
     int16_t ctile = -1;      // channel tile
     const char* what = "";   // short role, e.g. "load dy", "dbeta readout"
     uint16_t role = 0;       // the kernel's own role enum, for its numerics (0: none)
-    // The NKI source location this instruction models: the kernel function and its step, e.g.
-    // "<kernel>:phase2.dx", so a simulated run and a real profile's instructions
-    // (Neuron Explorer's nki_source_location) can be joined. Set by the kernel generators.
-    const char* source = "";
 };
 
-// "function:phase<N>.<step>" (phase 0: "function:<step>"), spaces in the step as '_'. Returns a
-// string that lives as long as the process (interned), as Tag's fields are plain pointers.
-const char* nki_source_location(const std::string& function, int phase, const std::string& step);
+// The NKI source location an instruction models, so a simulated run and a real profile's
+// instructions (Neuron Explorer's nki_source_location) can be joined: the kernel function and
+// the tag's step, "function:phase<N>.<step>" (phase 0: "function:<step>"), spaces in the step as
+// '_', e.g. "vector_add:load_a". Derived from the tag when asked, so generators pay nothing.
+std::string nki_source_location(const std::string& function, const Tag& tag);
 
 struct Instruction {
     uint32_t id = 0;  // index in the trace (program order, all cores)

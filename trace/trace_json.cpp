@@ -85,7 +85,7 @@ json instruction_json(const Trace& trace, const Instruction& ins) {
     if (ins.tag.slot >= 0) tag["slot"] = ins.tag.slot;
     if (ins.tag.ctile >= 0) tag["ctile"] = ins.tag.ctile;
     tag["what"] = ins.tag.what;
-    tag["nki_source_location"] = ins.tag.source;
+    tag["nki_source_location"] = nki_source_location(trace.kernel, ins.tag);
     j["tag"] = tag;
     j["deps"] = ins.deps;
     return j;

@@ -390,7 +390,6 @@ private:
         t.ctile = int16_t(ct);
         t.unit = unit;
         t.slot = int16_t(slot);
-        t.source = nki_source_location("batch_norm_bwd", phase, what);
         return t;
     }
 

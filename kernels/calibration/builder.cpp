@@ -85,7 +85,6 @@ uint32_t Builder::append(Instruction in, const Operand& main, const char* what) 
     in.free_elems = main.elems_per_row();
     in.tag.what = what;
     in.tag.unit = unit_;
-    in.tag.source = nki_source_location(out_.trace.kernel, 0, what);
     return out_.trace.append(std::move(in)).id;
 }
 

@@ -11,6 +11,7 @@
 #include "sim/fit/fit.h"
 #include "sim/measured/import_error.h"
 #include "sim/report/provenance.h"
+#include "sim/report/signed_percent.h"
 
 namespace bnsim {
 
@@ -93,11 +94,7 @@ void run_fit(const FitCommandOptions& o) {
               << "before" << std::setw(9) << "error" << std::setw(14) << "after" << std::setw(9) << "error" << "\n";
     for (const auto& p : r.points) {
         const double m = p["measured"].get<double>(), b = p["before"].get<double>(), a = p["after"].get<double>();
-        auto err = [&](double v) {
-            std::ostringstream e;
-            e << std::fixed << std::setprecision(1) << std::showpos << (v - m) / m * 100 << "%";
-            return e.str();
-        };
+        auto err = [&](double v) { return signed_percent((v - m) / m * 100); };
         std::cout << std::left << std::setw(34) << p["id"].get<std::string>() << std::right << std::setprecision(6)
                   << std::setw(14) << m << std::setw(14) << b << std::setw(9) << err(b) << std::setw(14) << a << std::setw(9)
                   << err(a) << "\n";

@@ -6,6 +6,8 @@
 
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
+#include "sim/config/run_config.h"
+#include "sim/report/provenance.h"
 #include "sim/sensitivity/sensitivity.h"
 
 namespace bnsim {
@@ -40,12 +42,18 @@ void add_sensitivity_command(CLI::App& app) {
         for (const auto& a : *axes) o->grid.push_back(parse_axis(a));
         auto report = sensitivity(*o);
         if (*suggest) report["suggest"] = suggest_measurements(report);
+        const Provenance prov = provenance_of(load_run_config(o->config, parse_overrides(o->sets)));
+        report["provenance"] = prov.json();
         if (out) {
             out->write("sensitivity.html", [&](std::ostream& f) { f << sensitivity_html(report); });
             out->write("sensitivity.json", [&](std::ostream& f) { f << report.dump(2) << "\n"; });
         }
-        if (*json_out) std::cout << report.dump(2) << "\n";
-        else print_sensitivity(report, std::cout);
+        if (*json_out) {
+            std::cout << report.dump(2) << "\n";
+        } else {
+            print_sensitivity(report, std::cout);
+            std::cout << prov.line() << "\n";
+        }
     });
 }
 

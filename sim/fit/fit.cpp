@@ -156,6 +156,7 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
         if (norm < 1e-6) {
             id["identifiable"] = false;
             id["why"] = "no measured point changes with it";
+            params[i].value = params[i].start;  // the optimizer's wander is no fit: keep the preset's value
         } else if (rn < 1e-3 * norm) {
             id["identifiable"] = false;
             id["why"] = "it moves the points only as the parameters before it in --params do";

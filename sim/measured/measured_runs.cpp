@@ -182,6 +182,7 @@ static MeasuredSet read_calibration(const std::string& path) {
         p.id = m.id;
         p.config = m.config;
         p.baseline = m.baseline;
+        p.sets = parse_overrides(m.sets);  // the row's own `set:` keys (one config, several widths)
         p.metric = m.metric;
         p.parameter = m.parameter;
         p.measured = m.measured;

@@ -1,4 +1,5 @@
 #include "sim/report/compare_report.h"
+#include "sim/report/signed_percent.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,8 +35,7 @@ std::string keys_text(const json& keys) {
 
 std::string pct(const json& v) {
     if (v.is_null()) return "-";
-    const double d = v.get<double>();
-    return (d >= 0 ? "+" : "") + fmt(d, 1) + "%";
+    return signed_percent(v.get<double>());
 }
 
 std::string escape(const std::string& s) {

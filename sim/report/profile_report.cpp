@@ -64,7 +64,7 @@ Profile simulated_profile(const RunConfig& cfg, const GeneratedKernel& k, const 
         ProfileInstruction pi;
         pi.engine = profiler_engine_name(in.engine);
         pi.opcode = opcode_name(in.opcode);
-        pi.nki_source_location = in.tag.source;
+        pi.nki_source_location = nki_source_location(trace.kernel, in.tag);
         if (in.is_dma()) {
             pi.start_ns = t.ready_ns - t0;
             pi.end_ns = (in.dma.dge == DgeMode::hardware ? t.ready_ns + cost.engine_ns(in) : t.issue_end_ns) - t0;

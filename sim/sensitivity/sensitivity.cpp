@@ -1,6 +1,7 @@
 #include "sim/sensitivity/sensitivity.h"
 
 #include <algorithm>
+#include <exception>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -14,6 +15,7 @@
 #include "configfile/config_error.h"
 #include "kernels/kernel_entry.h"
 #include "sim/compare/predict.h"
+#include "sim/report/signed_percent.h"
 #include "sim/sensitivity/uncertain_params.h"
 #include "sim/simulate.h"
 
@@ -86,9 +88,10 @@ std::string choice_of(const KernelSummary& s, const std::vector<GridAxis>& axes)
 
 double round3(double v) { return std::round(v * 1000) / 1000; }
 
-bool same_target(const KernelTarget& a, const KernelTarget& b) {
-    return a.partitions == b.partitions && a.sbuf_usable_bytes == b.sbuf_usable_bytes && a.sbuf_align == b.sbuf_align &&
-           a.num_cores == b.num_cores && a.dma_queues == b.dma_queues;
+// Whether a kernel generated for hardware b (RunConfig::target) holds on hardware a.
+bool same_target(const HwConfig& a, const HwConfig& b) {
+    return a.sbuf.partitions == b.sbuf.partitions && a.sbuf.usable_bytes_per_partition == b.sbuf.usable_bytes_per_partition &&
+           a.sbuf.min_align_bytes == b.sbuf.min_align_bytes && a.dma.queues_per_engine == b.dma.queues_per_engine;
 }
 
 // One hardware scenario ranked over the grid with the list scheduler's estimate (in process).
@@ -173,14 +176,13 @@ json sensitivity(const SensitivityOptions& o) {
             r.choice = std::string("none: ") + e.what();
         }
         for (size_t g = 0; g < grid.size(); ++g) {
-            RunConfig gc = *gcfg[g];
-            gc.hw = c.hw;
             try {
-                if (gtrace[g] && same_target(gc.target(), gcfg[g]->target())) {
-                    r.est_ns[g] = estimate(gc.hw, gtrace[g]->trace).latency_ns;
-                } else if (!gtrace[g] && same_target(gc.target(), gcfg[g]->target())) {
-                    continue;  // infeasible on this target too
+                if (same_target(c.hw, gcfg[g]->hw)) {  // the grid config's own trace holds
+                    if (!gtrace[g]) continue;                  // infeasible on this target too
+                    r.est_ns[g] = estimate(c.hw, gtrace[g]->trace).latency_ns;
                 } else {
+                    RunConfig gc = *gcfg[g];
+                    gc.hw = c.hw;
                     r.est_ns[g] = estimate(gc.hw, gc.generate().trace).latency_ns;
                 }
             } catch (const KernelError&) {
@@ -189,13 +191,19 @@ json sensitivity(const SensitivityOptions& o) {
             if (r.best < 0 || r.est_ns[g] < r.est_ns[size_t(r.best)]) r.best = int(g);
         }
     };
-    try {
-        for (size_t si = 0; si < sc.size(); ++si) rank_scenario(si);
-    } catch (...) {
-        sims.join();
-        throw;
-    }
+    // The ranking's scenarios on `jobs` threads of this process (estimates are pure functions of
+    // the hardware and the trace); an error in one is rethrown here once every thread is done.
+    std::vector<std::exception_ptr> rank_error(sc.size());
+    parallel_for(sc.size(), o.jobs, [&](size_t si) {
+        try {
+            rank_scenario(si);
+        } catch (...) {
+            rank_error[si] = std::current_exception();
+        }
+    });
     sims.join();
+    for (const auto& e : rank_error)
+        if (e) std::rethrow_exception(e);
     if (!full_error[0].empty()) throw std::runtime_error("simulating " + o.config + ": " + full_error[0]);
 
     auto summarise = [&](size_t si) {
@@ -395,8 +403,7 @@ namespace {
 std::string us(const json& ns) { return ns.is_null() ? std::string("-") : fmt(ns.get<double>() / 1000, 2); }
 std::string pct(const json& v) {
     if (v.is_null()) return "-";
-    const double x = v.get<double>();
-    return (x >= 0 ? "+" : "") + fmt(x, 1) + "%";
+    return signed_percent(v.get<double>());
 }
 std::string text_or(const json& v, const char* dflt) { return v.is_string() ? v.get<std::string>() : std::string(dflt); }
 
