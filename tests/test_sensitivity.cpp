@@ -164,6 +164,11 @@ TEST_CASE("sensitivity: bad ranges, axes and configs exit 2 with one clear line"
     out = shell("sensitivity " + cfg + " --axis memory.interleave=99", &st);
     CHECK(st == 2);
     CHECK(out.find("interleave") != std::string::npos);
+    // A memory config that does not fit on the preset is bad input too, reported once.
+    out = shell("sensitivity " + cfg + " --set memory.f_tile=4096 --set memory.interleave=8", &st);
+    CHECK(st == 2);
+    CHECK(out.find("does not fit") != std::string::npos);
+    CHECK(out.find("simulating") == std::string::npos);
     out = shell("sensitivity /no/such/config.yaml", &st);
     CHECK(st == 2);
     out = shell("run " + cfg + " --set hardware.costs.no_such_row.cycles_per_elem=2", &st);

@@ -107,6 +107,7 @@ struct Ranking {
 json sensitivity(const SensitivityOptions& o) {
     const Overrides base_sets = parse_overrides(o.sets);
     const RunConfig cfg = load_run_config(o.config, base_sets);  // bad config: ConfigError up front
+    cfg.generate();  // an input or memory config the kernel rejects: KernelError (exit 2) up front
     const auto params = uncertain_params(cfg.hw, o.ranges);
     std::vector<GridAxis> axes = o.grid;
     if (axes.empty())
