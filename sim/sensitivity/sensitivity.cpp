@@ -481,8 +481,9 @@ void print_sensitivity(const json& r, std::ostream& out) {
         });
         out << "  kernel's memory choice " << (b["choice_best"].get<bool>() ? "is" : "is not") << " the best of the grid: "
             << (choice.empty() ? "so at every range end" : "not so at " + choice) << "\n";
-        for (const auto& [k, v] : b["saves_ns"].items()) {
+        for (const auto& [key, v] : b["saves_ns"].items()) {
             if (v.is_null()) continue;
+            const std::string k = key;  // C++17 lambdas cannot capture a structured binding (clang refuses)
             const bool helps = v.get<double>() > 0;
             double lo = v.get<double>(), hi = lo;
             const std::string flips = ends_where(r, [&](const json& p, const std::string& e) {
