@@ -12,6 +12,7 @@
 #include "models/logical_core.h"
 #include "models/scoreboard.h"
 #include "configfile/config_error.h"
+#include "sim/interval_union.h"
 #include "sim/schedule/schedule.h"
 
 namespace bnsim {
@@ -82,21 +83,8 @@ void add_dma_queue_units(const Trace& trace, SimResult& res) {
         queue_spans["core" + std::to_string(in.core) + ".dma.q" + std::to_string(in.dma.queue)].push_back(
             {t.start_ns, t.data_end_ns});
     }
-    for (auto& [name, spans] : queue_spans) {
-        std::sort(spans.begin(), spans.end());
-        double busy = 0, cur_s = -1, cur_e = -1;
-        for (const auto& [s, e] : spans) {
-            if (s > cur_e) {
-                if (cur_e > cur_s) busy += cur_e - cur_s;
-                cur_s = s;
-                cur_e = e;
-            } else {
-                cur_e = std::max(cur_e, e);
-            }
-        }
-        if (cur_e > cur_s) busy += cur_e - cur_s;
-        res.units[name] = UnitStats{busy, uint64_t(spans.size())};
-    }
+    for (const auto& [name, spans] : queue_spans)
+        res.units[name] = UnitStats{interval_union_length(spans), uint64_t(spans.size())};
 }
 
 SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opts) {

@@ -11,7 +11,7 @@
 #include "sim/fit/fit.h"
 #include "sim/measured/import_error.h"
 #include "sim/report/provenance.h"
-#include "sim/report/signed_percent.h"
+#include "sim/report/decimal_text.h"
 
 namespace bnsim {
 

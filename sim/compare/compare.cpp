@@ -6,6 +6,7 @@
 #include <set>
 
 #include "sim/compare/stats.h"
+#include "sim/interval_union.h"
 
 namespace bnsim {
 
@@ -124,19 +125,7 @@ double dma_busy(const Profile& p) {
     if (auto v = p.number("dma_active_time")) return *v * 1e9;
     std::vector<std::pair<double, double>> v;
     for (const auto& d : p.dma_packets) v.emplace_back(d.start_ns, d.end_ns);
-    std::sort(v.begin(), v.end());
-    double total = 0, s = 0, e = -1;
-    for (const auto& [a, b] : v) {
-        if (a > e) {
-            if (e > s) total += e - s;
-            s = a;
-            e = b;
-        } else {
-            e = std::max(e, b);
-        }
-    }
-    if (e > s) total += e - s;
-    return total;
+    return interval_union_length(std::move(v));
 }
 
 json dist(const std::vector<double>& v) {

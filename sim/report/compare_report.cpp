@@ -1,5 +1,5 @@
 #include "sim/report/compare_report.h"
-#include "sim/report/signed_percent.h"
+#include "sim/report/decimal_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,18 +13,12 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-std::string fmt(double v, int prec) {
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(prec) << v;
-    return o.str();
-}
-
 // A value in its metric's unit, readable: ns metrics in ns or us, fractions as percent.
 std::string show(const std::string& metric, double v) {
     if (metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_ns") == 0)
-        return v >= 10000 ? fmt(v / 1000, 2) + " us" : fmt(v, v >= 1000 ? 0 : 1) + " ns";
-    if (metric == "dma_efficiency") return fmt(v * 100, 2) + " %";
-    return fmt(v, 3);
+        return v >= 10000 ? fixed_decimals(v / 1000, 2) + " us" : fixed_decimals(v, v >= 1000 ? 0 : 1) + " ns";
+    if (metric == "dma_efficiency") return fixed_decimals(v * 100, 2) + " %";
+    return fixed_decimals(v, 3);
 }
 
 std::string keys_text(const json& keys) {
@@ -70,10 +64,10 @@ void print_points(const json& r, std::ostream& out) {
     for (const auto& p : r["failed"])
         out << std::left << std::setw(int(w) + 2) << p["id"].get<std::string>() << "could not be predicted: "
             << p["error"].get<std::string>() << "\n";
-    out << "MAPE " << (r["mape_pct"].is_null() ? "-" : fmt(r["mape_pct"].get<double>(), 1) + "%");
+    out << "MAPE " << (r["mape_pct"].is_null() ? "-" : fixed_decimals(r["mape_pct"].get<double>(), 1) + "%");
     if (!r["max_error_pct"].is_null())
         out << ", max error " << pct(r["max_error_pct"]) << " (" << r["max_error_point"].get<std::string>() << ")";
-    out << ", Spearman " << (r["spearman"].is_null() ? "-" : fmt(r["spearman"].get<double>(), 3));
+    out << ", Spearman " << (r["spearman"].is_null() ? "-" : fixed_decimals(r["spearman"].get<double>(), 3));
     if (!r["best_config_agrees"].is_null())
         out << ", best config: measured " << r["measured_best"].get<std::string>() << ", predicted "
             << r["predicted_best"].get<std::string>() << (r["best_config_agrees"].get<bool>() ? " (agrees)" : " (DIFFERS)");
@@ -86,8 +80,8 @@ void print_profile(const json& r, std::ostream& out) {
         << r["against"].get<std::string>() << " (simulated)\n";
     auto row = [&](const std::string& name, const json& x) {
         out << "  " << std::left << std::setw(26) << name << std::right << std::setw(14)
-            << fmt(x["measured_ns"].get<double>() / 1000, 3) + " us" << std::setw(14)
-            << fmt(x["predicted_ns"].get<double>() / 1000, 3) + " us" << std::setw(9) << pct(x["error_pct"]) << "\n";
+            << fixed_decimals(x["measured_ns"].get<double>() / 1000, 3) + " us" << std::setw(14)
+            << fixed_decimals(x["predicted_ns"].get<double>() / 1000, 3) + " us" << std::setw(9) << pct(x["error_pct"]) << "\n";
     };
     out << "  " << std::left << std::setw(26) << "" << std::right << std::setw(14) << "measured" << std::setw(14)
         << "predicted" << std::setw(9) << "error" << "\n";
@@ -99,8 +93,8 @@ void print_profile(const json& r, std::ostream& out) {
         for (const auto& o : r["opcodes"]) {
             auto side = [](const json& d) {
                 if (d.is_null()) return std::string("-");
-                return std::to_string(d["count"].get<int>()) + ", " + fmt(d["mean_ns"].get<double>(), 1) + ", " +
-                       fmt(d["p50_ns"].get<double>(), 1) + ", " + fmt(d["p90_ns"].get<double>(), 1) + " ns";
+                return std::to_string(d["count"].get<int>()) + ", " + fixed_decimals(d["mean_ns"].get<double>(), 1) + ", " +
+                       fixed_decimals(d["p50_ns"].get<double>(), 1) + ", " + fixed_decimals(d["p90_ns"].get<double>(), 1) + " ns";
             };
             out << "  " << std::left << std::setw(26) << o["engine"].get<std::string>() + " " + o["opcode"].get<std::string>()
                 << side(o["measured"]) << " / " << side(o["predicted"]) << "  " << pct(o["mean_error_pct"]) << "\n";
@@ -138,10 +132,10 @@ std::string scatter_svg(const json& points) {
       << (logscale ? " (log)" : "") << "</text>";
     s << "<text x='15' y='" << W / 2 << "' text-anchor='middle' font-size='12' transform='rotate(-90 15 " << W / 2
       << ")'>predicted" << (logscale ? " (log)" : "") << "</text>";
-    s << "<text x='" << M << "' y='" << W - M + 15 << "' font-size='10'>" << fmt(lo, 1) << "</text>";
-    s << "<text x='" << W - M << "' y='" << W - M + 15 << "' font-size='10' text-anchor='end'>" << fmt(hi, 1) << "</text>";
+    s << "<text x='" << M << "' y='" << W - M + 15 << "' font-size='10'>" << fixed_decimals(lo, 1) << "</text>";
+    s << "<text x='" << W - M << "' y='" << W - M + 15 << "' font-size='10' text-anchor='end'>" << fixed_decimals(hi, 1) << "</text>";
     for (const auto& [m, q, id] : v)
-        s << "<circle cx='" << fmt(px(m), 1) << "' cy='" << fmt(py(q), 1) << "' r='4' fill='#1f77b4'><title>"
+        s << "<circle cx='" << fixed_decimals(px(m), 1) << "' cy='" << fixed_decimals(py(q), 1) << "' r='4' fill='#1f77b4'><title>"
           << escape(id) << ": measured " << m << ", predicted " << q << "</title></circle>";
     s << "</svg>";
     return s.str();
@@ -163,9 +157,9 @@ std::string bars_svg(const std::vector<std::string>& labels, const std::vector<s
     for (size_t i = 0; i < labels.size(); ++i) {
         for (size_t k = 0; k < series.size(); ++k) {
             const double h = values[i][k] / hi * (H - M);
-            s << "<rect x='" << x + int(k) * bw << "' y='" << fmt(H - h, 1) << "' width='" << bw - 2 << "' height='"
-              << fmt(h, 1) << "' fill='" << colors[k % 6] << "'><title>" << escape(labels[i]) << " " << escape(series[k])
-              << ": " << fmt(values[i][k], 3) << " " << unit << "</title></rect>";
+            s << "<rect x='" << x + int(k) * bw << "' y='" << fixed_decimals(H - h, 1) << "' width='" << bw - 2 << "' height='"
+              << fixed_decimals(h, 1) << "' fill='" << colors[k % 6] << "'><title>" << escape(labels[i]) << " " << escape(series[k])
+              << ": " << fixed_decimals(values[i][k], 3) << " " << unit << "</title></rect>";
         }
         s << "<text x='" << x + int(series.size()) * bw / 2 << "' y='" << H + 15
           << "' font-size='11' text-anchor='middle'>" << escape(labels[i]) << "</text>";
@@ -174,7 +168,7 @@ std::string bars_svg(const std::vector<std::string>& labels, const std::vector<s
     for (size_t k = 0; k < series.size(); ++k)
         s << "<text x='" << M + int(k) * 110 << "' y='" << H + 35 << "' font-size='11' fill='" << colors[k % 6] << "'>&#9632; "
           << escape(series[k]) << "</text>";
-    s << "<text x='4' y='14' font-size='11'>max " << fmt(hi, 3) << " " << unit << "</text></svg>";
+    s << "<text x='4' y='14' font-size='11'>max " << fixed_decimals(hi, 3) << " " << unit << "</text></svg>";
     return s.str();
 }
 
@@ -193,8 +187,8 @@ std::string compare_html(const json& r) {
     h << "<h1>bnsim compare</h1>";
     if (r.contains("points")) {
         h << "<p>" << escape(r["measured_file"].get<std::string>()) << " against " << escape(r["against"].get<std::string>())
-          << ": MAPE " << (r["mape_pct"].is_null() ? "-" : fmt(r["mape_pct"].get<double>(), 2) + "%") << ", max error "
-          << pct(r["max_error_pct"]) << ", Spearman " << (r["spearman"].is_null() ? "-" : fmt(r["spearman"].get<double>(), 3))
+          << ": MAPE " << (r["mape_pct"].is_null() ? "-" : fixed_decimals(r["mape_pct"].get<double>(), 2) + "%") << ", max error "
+          << pct(r["max_error_pct"]) << ", Spearman " << (r["spearman"].is_null() ? "-" : fixed_decimals(r["spearman"].get<double>(), 3))
           << ", best config agrees: "
           << (r["best_config_agrees"].is_null() ? "-" : r["best_config_agrees"].get<bool>() ? "yes" : "no") << "</p>";
         h << "<h2>Predicted against measured</h2>" << scatter_svg(r["points"]);

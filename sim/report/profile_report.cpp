@@ -5,6 +5,7 @@
 
 #include "models/cost_model.h"
 #include "models/dma_descriptor.h"
+#include "sim/interval_union.h"
 
 namespace bnsim {
 
@@ -20,25 +21,6 @@ const char* profiler_engine_name(Engine e) {
 }
 
 namespace {
-
-// Total length of the union of [start, end) intervals.
-double union_ns(std::vector<std::pair<double, double>> v) {
-    std::sort(v.begin(), v.end());
-    double total = 0, s = 0, e = -1;
-    bool open = false;
-    for (const auto& [a, b] : v) {
-        if (!open || a > e) {
-            if (open) total += e - s;
-            s = a;
-            e = b;
-            open = true;
-        } else {
-            e = std::max(e, b);
-        }
-    }
-    if (open) total += e - s;
-    return total;
-}
 
 std::string seconds(double ns) { return number_text(ns * 1e-9); }
 
@@ -99,7 +81,7 @@ Profile simulated_profile(const RunConfig& cfg, const GeneratedKernel& k, const 
     auto pct = [&](double ns) { return number_text(total > 0 ? ns / total : 0); };
     auto& s = p.summary;
     s["total_time"] = seconds(total);
-    const double active = union_ns(all);
+    const double active = interval_union_length(all);
     s["total_active_time"] = seconds(active);
     s["total_active_time_percent"] = pct(active);
     for (Engine e : kAllEngines) {
@@ -111,7 +93,7 @@ Profile simulated_profile(const RunConfig& cfg, const GeneratedKernel& k, const 
         s[n + "_engine_instruction_count"] = std::to_string(per_engine[e].first);
         s[n + "_engine_instruction_time"] = seconds(per_engine[e].second);
     }
-    const double dma_active = union_ns(dma);
+    const double dma_active = interval_union_length(dma);
     s["dma_active_time"] = seconds(dma_active);
     s["dma_active_time_percent"] = pct(dma_active);
     s["dma_transfer_count"] = std::to_string(dma_count);

@@ -15,7 +15,7 @@
 #include "configfile/config_error.h"
 #include "kernels/kernel_entry.h"
 #include "sim/compare/predict.h"
-#include "sim/report/signed_percent.h"
+#include "sim/report/decimal_text.h"
 #include "sim/sensitivity/uncertain_params.h"
 #include "sim/simulate.h"
 
@@ -369,12 +369,6 @@ json suggestion_for(const std::string& name) {
     return {{"param", name}, {"kernel", "a microbenchmark isolating " + name}, {"measure", "its duration"}};
 }
 
-std::string fmt(double v, int p) {
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(p) << v;
-    return o.str();
-}
-
 std::string yesno(const json& v) { return v.is_null() ? "-" : v.get<bool>() ? "yes" : "NO"; }
 
 }  // namespace
@@ -392,8 +386,8 @@ json suggest_measurements(const json& report) {
         s["priority"] = rank++;
         s["why"] = p["moves_decision"].get<bool>() ? "changes the memory-config decision"
                    : p["binding_changes"].get<bool>()
-                       ? "changes the binding unit and moves the latency by " + fmt(p["max_change_pct"].get<double>(), 1) + "%"
-                       : "moves the latency by " + fmt(p["max_change_pct"].get<double>(), 1) + "%";
+                       ? "changes the binding unit and moves the latency by " + fixed_decimals(p["max_change_pct"].get<double>(), 1) + "%"
+                       : "moves the latency by " + fixed_decimals(p["max_change_pct"].get<double>(), 1) + "%";
         out.push_back(s);
     }
     return out;
@@ -401,7 +395,7 @@ json suggest_measurements(const json& report) {
 
 namespace {
 
-std::string us(const json& ns) { return ns.is_null() ? std::string("-") : fmt(ns.get<double>() / 1000, 2); }
+std::string us(const json& ns) { return ns.is_null() ? std::string("-") : fixed_decimals(ns.get<double>() / 1000, 2); }
 std::string pct(const json& v) {
     if (v.is_null()) return "-";
     return signed_percent(v.get<double>());
@@ -437,7 +431,7 @@ void print_sensitivity(const json& r, std::ostream& out) {
         << b["choice"].get<std::string>() << "\n";
     if (!b["best_config"].is_null()) {
         out << "            estimate " << us(b["choice_estimate_ns"]) << " us; best grid config " << b["best_config"].get<std::string>()
-            << " " << us(b["best_estimate_ns"]) << " us; choice is best (within " << fmt(r["tie_pct"].get<double>(), 1)
+            << " " << us(b["best_estimate_ns"]) << " us; choice is best (within " << fixed_decimals(r["tie_pct"].get<double>(), 1)
             << "%): " << yesno(b["choice_best"]) << "\n";
         for (const auto& [k, v] : b["saves_ns"].items())
             out << "            " << k << "=true saves " << us(v) << " us over false (best config of each)\n";
@@ -466,11 +460,11 @@ void print_sensitivity(const json& r, std::ostream& out) {
         for (const char* e : {"error_low", "error_high"})
             if (p.contains(e)) out << "      " << e << ": " << p[e].get<std::string>() << "\n";
     }
-    out << "* moves the latency by more than " << fmt(r["threshold_pct"].get<double>(), 1) << "%\n\nconclusions\n";
+    out << "* moves the latency by more than " << fixed_decimals(r["threshold_pct"].get<double>(), 1) << "%\n\nconclusions\n";
     std::string moving;
     for (const auto& p : r["params"])
         if (p["moves_latency"].get<bool>()) moving += (moving.empty() ? "" : ", ") + p["name"].get<std::string>();
-    out << "  moves the latency by more than " << fmt(r["threshold_pct"].get<double>(), 1) << "%: "
+    out << "  moves the latency by more than " << fixed_decimals(r["threshold_pct"].get<double>(), 1) << "%: "
         << (moving.empty() ? "none" : moving) << "\n";
     const std::string bind = ends_where(r, [&](const json& p, const std::string& e) { return p["binding_" + e] != b["binding"]; });
     out << "  binding (" << b["binding"].get<std::string>() << "): "
@@ -516,7 +510,7 @@ std::string sensitivity_html(const json& r) {
         span = std::max(span, p["max_change_pct"].get<double>());
     const int W = 960, left = 400, row = 22, mid = left + (W - left) / 2;
     const int H = row * int(r["params"].size()) + 50;
-    h << "<p>" << r["config"].get<std::string>() << ": base latency " << fmt(L / 1000, 2)
+    h << "<p>" << r["config"].get<std::string>() << ": base latency " << fixed_decimals(L / 1000, 2)
       << " us. Bars: latency change at the low (blue) and high (orange) end of each estimate's range.</p>";
     h << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H << "'>";
     h << "<line x1='" << mid << "' y1='10' x2='" << mid << "' y2='" << H - 30 << "' stroke='#333'/>";
@@ -529,13 +523,13 @@ std::string sensitivity_html(const json& r) {
             const json& cj = p[std::string("change_") + end + "_pct"];
             const double c = cj.is_null() ? 0 : cj.get<double>();
             const double x0 = c < 0 ? mid + c * scale : mid, w = std::fabs(c) * scale;
-            h << "<rect x='" << fmt(x0, 1) << "' y='" << y + (end[0] == 'l' ? 2 : 10) << "' width='" << fmt(std::max(w, 0.5), 1)
+            h << "<rect x='" << fixed_decimals(x0, 1) << "' y='" << y + (end[0] == 'l' ? 2 : 10) << "' width='" << fixed_decimals(std::max(w, 0.5), 1)
               << "' height='8' fill='" << (end[0] == 'l' ? "#1f77b4" : "#ff7f0e") << "'><title>" << end << " end: "
-              << fmt(c, 2) << "%</title></rect>";
+              << fixed_decimals(c, 2) << "%</title></rect>";
         }
         y += row;
     }
-    h << "<text x='" << mid << "' y='" << H - 10 << "' font-size='11' text-anchor='middle'>latency change, +/- " << fmt(span, 1)
+    h << "<text x='" << mid << "' y='" << H - 10 << "' font-size='11' text-anchor='middle'>latency change, +/- " << fixed_decimals(span, 1)
       << "% full scale</text></svg>";
     std::ostringstream t;
     print_sensitivity(r, t);

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "sim/report/decimal_text.h"
 #include "sim/sweep/sweep_summary.h"
 
 namespace bnsim {
@@ -30,11 +31,7 @@ std::string esc(const std::string& s) {
     return o;
 }
 
-std::string num(double v, int prec = 1) {
-    char b[48];
-    std::snprintf(b, sizeof b, "%.*f", prec, v);
-    return b;
-}
+std::string num(double v, int prec = 1) { return fixed_decimals(v, prec); }
 
 std::string us(double ns) { return num(ns / 1000.0, 1); }
 
