@@ -1,5 +1,6 @@
 #include "sim/report/compare_report.h"
 #include "sim/report/decimal_text.h"
+#include "sim/report/html_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,18 +31,6 @@ std::string keys_text(const json& keys) {
 std::string pct(const json& v) {
     if (v.is_null()) return "-";
     return signed_percent(v.get<double>());
-}
-
-std::string escape(const std::string& s) {
-    std::string o;
-    for (char c : s) {
-        if (c == '<') o += "&lt;";
-        else if (c == '>') o += "&gt;";
-        else if (c == '&') o += "&amp;";
-        else if (c == '"') o += "&quot;";
-        else o += c;
-    }
-    return o;
 }
 
 void print_points(const json& r, std::ostream& out) {
@@ -136,7 +125,7 @@ std::string scatter_svg(const json& points) {
     s << "<text x='" << W - M << "' y='" << W - M + 15 << "' font-size='10' text-anchor='end'>" << fixed_decimals(hi, 1) << "</text>";
     for (const auto& [m, q, id] : v)
         s << "<circle cx='" << fixed_decimals(px(m), 1) << "' cy='" << fixed_decimals(py(q), 1) << "' r='4' fill='#1f77b4'><title>"
-          << escape(id) << ": measured " << m << ", predicted " << q << "</title></circle>";
+          << html_escape(id) << ": measured " << m << ", predicted " << q << "</title></circle>";
     s << "</svg>";
     return s.str();
 }
@@ -158,16 +147,16 @@ std::string bars_svg(const std::vector<std::string>& labels, const std::vector<s
         for (size_t k = 0; k < series.size(); ++k) {
             const double h = values[i][k] / hi * (H - M);
             s << "<rect x='" << x + int(k) * bw << "' y='" << fixed_decimals(H - h, 1) << "' width='" << bw - 2 << "' height='"
-              << fixed_decimals(h, 1) << "' fill='" << colors[k % 6] << "'><title>" << escape(labels[i]) << " " << escape(series[k])
+              << fixed_decimals(h, 1) << "' fill='" << colors[k % 6] << "'><title>" << html_escape(labels[i]) << " " << html_escape(series[k])
               << ": " << fixed_decimals(values[i][k], 3) << " " << unit << "</title></rect>";
         }
         s << "<text x='" << x + int(series.size()) * bw / 2 << "' y='" << H + 15
-          << "' font-size='11' text-anchor='middle'>" << escape(labels[i]) << "</text>";
+          << "' font-size='11' text-anchor='middle'>" << html_escape(labels[i]) << "</text>";
         x += int(series.size()) * bw + gap;
     }
     for (size_t k = 0; k < series.size(); ++k)
         s << "<text x='" << M + int(k) * 110 << "' y='" << H + 35 << "' font-size='11' fill='" << colors[k % 6] << "'>&#9632; "
-          << escape(series[k]) << "</text>";
+          << html_escape(series[k]) << "</text>";
     s << "<text x='4' y='14' font-size='11'>max " << fixed_decimals(hi, 3) << " " << unit << "</text></svg>";
     return s.str();
 }
@@ -186,7 +175,7 @@ std::string compare_html(const json& r) {
          "padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}</style></head><body>";
     h << "<h1>bnsim compare</h1>";
     if (r.contains("points")) {
-        h << "<p>" << escape(r["measured_file"].get<std::string>()) << " against " << escape(r["against"].get<std::string>())
+        h << "<p>" << html_escape(r["measured_file"].get<std::string>()) << " against " << html_escape(r["against"].get<std::string>())
           << ": MAPE " << (r["mape_pct"].is_null() ? "-" : fixed_decimals(r["mape_pct"].get<double>(), 2) + "%") << ", max error "
           << pct(r["max_error_pct"]) << ", Spearman " << (r["spearman"].is_null() ? "-" : fixed_decimals(r["spearman"].get<double>(), 3))
           << ", best config agrees: "
@@ -195,7 +184,7 @@ std::string compare_html(const json& r) {
         h << "<table><tr><th>id</th><th>keys</th><th>metric</th><th>measured</th><th>predicted</th><th>error</th></tr>";
         for (const auto& p : r["points"]) {
             const std::string m = p["metric"];
-            h << "<tr><td>" << escape(p["id"].get<std::string>()) << "</td><td>" << escape(keys_text(p["keys"]))
+            h << "<tr><td>" << html_escape(p["id"].get<std::string>()) << "</td><td>" << html_escape(keys_text(p["keys"]))
               << "</td><td>" << m << "</td><td>" << show(m, p["measured"].get<double>()) << "</td><td>"
               << show(m, p["predicted"].get<double>()) << "</td><td>" << pct(p["error_pct"]) << "</td></tr>";
         }
@@ -226,11 +215,11 @@ std::string compare_html(const json& r) {
             labels.push_back(e["engine"]);
             values.push_back({e["measured_ns"].get<double>() / 1000, e["predicted_ns"].get<double>() / 1000});
         }
-        h << "<h2>Busy time per engine: " << escape(p["measured_file"].get<std::string>()) << " against the simulation</h2>"
+        h << "<h2>Busy time per engine: " << html_escape(p["measured_file"].get<std::string>()) << " against the simulation</h2>"
           << bars_svg(labels, {"measured", "predicted"}, values, "us");
         std::ostringstream t;
         print_profile(p, t);
-        h << "<pre>" << escape(t.str()) << "</pre>";
+        h << "<pre>" << html_escape(t.str()) << "</pre>";
     }
     h << "</body></html>\n";
     return h.str();

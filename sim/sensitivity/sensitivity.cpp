@@ -16,6 +16,7 @@
 #include "kernels/kernel_entry.h"
 #include "sim/compare/predict.h"
 #include "sim/report/decimal_text.h"
+#include "sim/report/html_text.h"
 #include "sim/sensitivity/uncertain_params.h"
 #include "sim/simulate.h"
 
@@ -533,9 +534,7 @@ std::string sensitivity_html(const json& r) {
       << "% full scale</text></svg>";
     std::ostringstream t;
     print_sensitivity(r, t);
-    std::string txt = t.str(), esc;
-    for (char c : txt) esc += c == '<' ? std::string("&lt;") : c == '&' ? std::string("&amp;") : std::string(1, c);
-    h << "<pre>" << esc << "</pre></body></html>\n";
+    h << "<pre>" << html_escape(t.str()) << "</pre></body></html>\n";
     return h.str();
 }
 

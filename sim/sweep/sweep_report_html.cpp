@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/report/decimal_text.h"
+#include "sim/report/html_text.h"
 #include "sim/sweep/sweep_summary.h"
 
 namespace bnsim {
@@ -16,20 +17,6 @@ namespace bnsim {
 using json = nlohmann::ordered_json;
 
 namespace {
-
-std::string esc(const std::string& s) {
-    std::string o;
-    for (char c : s) {
-        switch (c) {
-            case '&': o += "&amp;"; break;
-            case '<': o += "&lt;"; break;
-            case '>': o += "&gt;"; break;
-            case '"': o += "&quot;"; break;
-            default: o += c;
-        }
-    }
-    return o;
-}
 
 std::string num(double v, int prec = 1) { return fixed_decimals(v, prec); }
 
@@ -153,30 +140,30 @@ struct Charts {
         o << "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
           << "\" viewBox=\"0 0 " << w << " " << h << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
         o << "<text x=\"" << left << "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">latency (us): "
-          << esc(short_name(ints[1]->key)) << " x " << esc(short_name(ints[0]->key))
-          << (combo.empty() ? "" : ", " + esc(combo_label(combo))) << "</text>\n";
+          << html_escape(short_name(ints[1]->key)) << " x " << html_escape(short_name(ints[0]->key))
+          << (combo.empty() ? "" : ", " + html_escape(combo_label(combo))) << "</text>\n";
         for (size_t yi = 0; yi < ys.size(); ++yi) {
             const int y = top + ch * int(ys.size() - 1 - yi);
-            o << "<text x=\"" << left - 6 << "\" y=\"" << y + ch / 2 + 4 << "\" text-anchor=\"end\">" << esc(ys[yi]) << "</text>\n";
+            o << "<text x=\"" << left - 6 << "\" y=\"" << y + ch / 2 + 4 << "\" text-anchor=\"end\">" << html_escape(ys[yi]) << "</text>\n";
             for (size_t xi = 0; xi < xs.size(); ++xi) {
                 const int x = left + cw * int(xi);
                 auto it = m.find({xs[xi], ys[yi]});
                 if (it == m.end()) continue;
                 const json& r = *it->second;
                 const bool ok = r["status"] == "ok";
-                std::string title = esc(short_name(ints[0]->key) + "=" + xs[xi] + " " + short_name(ints[1]->key) + "=" + ys[yi] + ": ");
+                std::string title = html_escape(short_name(ints[0]->key) + "=" + xs[xi] + " " + short_name(ints[1]->key) + "=" + ys[yi] + ": ");
                 if (ok) {
                     const double l = r["run"]["latency_ns"].get<double>();
                     const double t = hi > lo ? std::log(l / lo) / std::log(hi / lo) : 0;  // log: the spread is wide
                     o << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw - 1 << "\" height=\"" << ch - 1
                       << "\" fill=\"" << heat_color(t) << "\"><title>" << title << us(l) << " us, "
-                      << esc(r["run"]["bounds"]["binding"]["unit"].get<std::string>()) << "-bound</title></rect>\n";
+                      << html_escape(r["run"]["bounds"]["binding"]["unit"].get<std::string>()) << "-bound</title></rect>\n";
                     o << "<text x=\"" << x + cw / 2 << "\" y=\"" << y + ch / 2 + 4 << "\" text-anchor=\"middle\" fill=\""
                       << (t > 0.6 ? "#000" : "#fff") << "\">" << num(l / 1000.0, l < 1e7 ? 1 : 0) << "</text>\n";
                 } else {
                     o << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw - 1 << "\" height=\"" << ch - 1
-                      << "\" fill=\"#dddddd\"><title>" << title << esc(r["status"].get<std::string>()) << ": "
-                      << esc(r["error"].get<std::string>().substr(0, 300)) << "</title></rect>\n";
+                      << "\" fill=\"#dddddd\"><title>" << title << html_escape(r["status"].get<std::string>()) << ": "
+                      << html_escape(r["error"].get<std::string>().substr(0, 300)) << "</title></rect>\n";
                     o << "<text x=\"" << x + cw / 2 << "\" y=\"" << y + ch / 2 + 4
                       << "\" text-anchor=\"middle\" fill=\"#888\">" << (r["status"] == "infeasible" ? "&#215;" : "!") << "</text>\n";
                 }
@@ -192,11 +179,11 @@ struct Charts {
         }
         for (size_t xi = 0; xi < xs.size(); ++xi)
             o << "<text x=\"" << left + cw * int(xi) + cw / 2 << "\" y=\"" << top + ch * int(ys.size()) + 14
-              << "\" text-anchor=\"middle\">" << esc(xs[xi]) << "</text>\n";
+              << "\" text-anchor=\"middle\">" << html_escape(xs[xi]) << "</text>\n";
         o << "<text x=\"" << left + cw * int(xs.size()) / 2 << "\" y=\"" << h - 18 << "\" text-anchor=\"middle\">"
-          << esc(short_name(ints[0]->key)) << "</text>\n";
+          << html_escape(short_name(ints[0]->key)) << "</text>\n";
         o << "<text x=\"14\" y=\"" << top + ch * int(ys.size()) / 2 << "\" transform=\"rotate(-90 14 "
-          << top + ch * int(ys.size()) / 2 << ")\" text-anchor=\"middle\">" << esc(short_name(ints[1]->key)) << "</text>\n";
+          << top + ch * int(ys.size()) / 2 << ")\" text-anchor=\"middle\">" << html_escape(short_name(ints[1]->key)) << "</text>\n";
         o << "<text x=\"" << left << "\" y=\"" << h - 4 << "\" fill=\"#555\">red frame: the kernel's own choice (auto); "
           << "&#9733;: best; &#215;: infeasible</text>\n";
         o << "</svg></figure>\n";
@@ -216,8 +203,8 @@ struct Charts {
         o << "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
           << "\" viewBox=\"0 0 " << w << " " << h << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
         o << "<text x=\"" << left << "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">latency (us, log) vs "
-          << esc(short_name(ints[0]->key)) << " per " << esc(short_name(ints[1]->key))
-          << (combo.empty() ? "" : ", " + esc(combo_label(combo))) << "</text>\n";
+          << html_escape(short_name(ints[0]->key)) << " per " << html_escape(short_name(ints[1]->key))
+          << (combo.empty() ? "" : ", " + html_escape(combo_label(combo))) << "</text>\n";
         o << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
           << "\" fill=\"none\" stroke=\"#999\"/>\n";
         for (int t = 0; t <= 4; ++t) {
@@ -227,8 +214,8 @@ struct Charts {
               << us(v) << "</text>\n";
         }
         for (size_t i = 0; i < xs.size(); ++i)
-            o << "<text x=\"" << num(X(i)) << "\" y=\"" << top + ph + 14 << "\" text-anchor=\"middle\">" << esc(xs[i]) << "</text>\n";
-        o << "<text x=\"" << left + pw / 2 << "\" y=\"" << h - 8 << "\" text-anchor=\"middle\">" << esc(short_name(ints[0]->key))
+            o << "<text x=\"" << num(X(i)) << "\" y=\"" << top + ph + 14 << "\" text-anchor=\"middle\">" << html_escape(xs[i]) << "</text>\n";
+        o << "<text x=\"" << left + pw / 2 << "\" y=\"" << h - 8 << "\" text-anchor=\"middle\">" << html_escape(short_name(ints[0]->key))
           << "</text>\n";
         for (size_t s = 0; s < ys.size(); ++s) {
             std::string pts;
@@ -238,14 +225,14 @@ struct Charts {
                 const double l = (*it->second)["run"]["latency_ns"].get<double>();
                 pts += num(X(i)) + "," + num(Y(l)) + " ";
                 o << "<circle cx=\"" << num(X(i)) << "\" cy=\"" << num(Y(l)) << "\" r=\"3\" fill=\"" << series_color(s)
-                  << "\"><title>" << esc(short_name(ints[1]->key) + "=" + ys[s] + " " + short_name(ints[0]->key) + "=" + xs[i])
+                  << "\"><title>" << html_escape(short_name(ints[1]->key) + "=" + ys[s] + " " + short_name(ints[0]->key) + "=" + xs[i])
                   << ": " << us(l) << " us</title></circle>\n";
             }
             if (!pts.empty())
                 o << "<polyline points=\"" << pts << "\" fill=\"none\" stroke=\"" << series_color(s) << "\" stroke-width=\"1.5\"/>\n";
             o << "<rect x=\"" << left + pw + 14 << "\" y=\"" << top + 4 + 16 * int(s) << "\" width=\"10\" height=\"10\" fill=\""
               << series_color(s) << "\"/><text x=\"" << left + pw + 28 << "\" y=\"" << top + 13 + 16 * int(s) << "\">"
-              << esc(short_name(ints[1]->key)) << " " << esc(ys[s]) << "</text>\n";
+              << html_escape(short_name(ints[1]->key)) << " " << html_escape(ys[s]) << "</text>\n";
         }
         o << "</svg></figure>\n";
     }
@@ -271,7 +258,7 @@ struct Charts {
           << "each phase's window coloured by its binding unit, dark = that unit's bound</text>\n";
         std::string cols;
         for (const auto& a : k.decision_axes) cols += (cols.empty() ? "" : " / ") + short_name(a.key);
-        o << "<text x=\"" << left - 6 << "\" y=\"" << top - 6 << "\" text-anchor=\"end\" fill=\"#555\">" << esc(cols) << "</text>\n";
+        o << "<text x=\"" << left - 6 << "\" y=\"" << top - 6 << "\" text-anchor=\"end\" fill=\"#555\">" << html_escape(cols) << "</text>\n";
         for (size_t i = 0; i < ok.size(); ++i) {
             const json& r = *ok[i];
             const int y = top + rh * int(i);
@@ -281,7 +268,7 @@ struct Charts {
                 if (v.count(a.key))
                     label += (label.empty() ? "" : " / ") + (a.kind == "boolean" ? (v.at(a.key) == "true" ? "on" : "off") : v.at(a.key));
             if (r["auto"].get<bool>()) label = "auto: " + label;
-            o << "<text x=\"" << left - 6 << "\" y=\"" << y + rh - 3 << "\" text-anchor=\"end\">" << esc(label) << "</text>\n";
+            o << "<text x=\"" << left - 6 << "\" y=\"" << y + rh - 3 << "\" text-anchor=\"end\">" << html_escape(label) << "</text>\n";
             const double launch = r["run"].value("launch_ns", 0.0), total = r["run"]["latency_ns"].get<double>();
             o << "<text x=\"" << num(X(total) + 4) << "\" y=\"" << y + rh - 3 << "\" fill=\"#555\">"
               << (total > xmax ? "&#9656; " : "") << us(total) << "</text>\n";
@@ -290,7 +277,7 @@ struct Charts {
                 units.insert(unit);
                 const double s = p["own_start_ns"].get<double>() + launch, e = p["end_ns"].get<double>() + launch;
                 const double bound = std::min(p["binding"]["bound_ns"].get<double>(), e - s);
-                const std::string title = esc(p["name"].get<std::string>() + ": " + us(e - s) + " us, " + unit + "-bound (bound " +
+                const std::string title = html_escape(p["name"].get<std::string>() + ": " + us(e - s) + " us, " + unit + "-bound (bound " +
                                               us(p["binding"]["bound_ns"].get<double>()) + " us)");
                 o << "<rect x=\"" << num(X(s)) << "\" y=\"" << y << "\" width=\"" << num(std::max(0.5, X(e) - X(s)))
                   << "\" height=\"" << rh - 2 << "\" fill=\"" << unit_color(unit) << "\" fill-opacity=\"0.35\"><title>" << title
@@ -308,7 +295,7 @@ struct Charts {
         int lx = left;
         for (const auto& u : units) {
             o << "<rect x=\"" << lx << "\" y=\"22\" width=\"10\" height=\"10\" fill=\"" << unit_color(u) << "\"/><text x=\""
-              << lx + 14 << "\" y=\"31\">" << esc(u) << "</text>\n";
+              << lx + 14 << "\" y=\"31\">" << html_escape(u) << "</text>\n";
             lx += 60;
         }
         o << "</svg></figure>\n";
@@ -324,19 +311,19 @@ void summary_table(std::ostream& o, const json& c) {
     };
     if (c.contains("best"))
         o << "<tr><th>best</th><td>" << us(c["best"]["latency_ns"].get<double>()) << " us</td><td>"
-          << esc(choice(c["best"]["choice"])) << "</td><td>" << esc(c["best"]["binding"].get<std::string>()) << "-bound</td></tr>";
+          << html_escape(choice(c["best"]["choice"])) << "</td><td>" << html_escape(c["best"]["binding"].get<std::string>()) << "-bound</td></tr>";
     if (c.contains("auto"))
         o << "<tr><th>auto</th><td>" << us(c["auto"]["latency_ns"].get<double>()) << " us</td><td>"
-          << esc(choice(c["auto"]["choice"])) << "</td><td>best is " << num(c["speedup_over_auto"].get<double>(), 3)
+          << html_escape(choice(c["auto"]["choice"])) << "</td><td>best is " << num(c["speedup_over_auto"].get<double>(), 3)
           << "x faster</td></tr>";
     for (const auto& f : c.value("on_off_decisions", json::array()))
         if (f.contains("saved_ns"))
-            o << "<tr><th>" << esc(short_name(f["key"].get<std::string>())) << "</th><td>"
+            o << "<tr><th>" << html_escape(short_name(f["key"].get<std::string>())) << "</th><td>"
               << us(f["saved_ns"].get<double>()) << " us</td><td colspan=\"2\">saved by "
               << (f["at_best"].get<bool>() ? "on" : "off") << " over " << (f["at_best"].get<bool>() ? "off" : "on")
               << " at the best config</td></tr>";
     o << "<tr><th>points</th><td colspan=\"3\">";
-    for (const auto& [st, n] : c["by_status"].items()) o << n << " " << esc(st) << " ";
+    for (const auto& [st, n] : c["by_status"].items()) o << n << " " << html_escape(st) << " ";
     o << "</td></tr></table>\n";
 }
 
@@ -345,20 +332,20 @@ void summary_table(std::ostream& o, const json& c) {
 void write_sweep_report_html(std::ostream& o, const json& meta, const Records& records, const json& summary) {
     const SweepKernel k = kernel_of_meta(meta);
     o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bnsim sweep: "
-      << esc(meta["sweep"].get<std::string>()) << "</title>\n<style>\n"
+      << html_escape(meta["sweep"].get<std::string>()) << "</title>\n<style>\n"
       << "body{font-family:sans-serif;margin:24px;color:#222;max-width:1400px}\n"
       << "h2{border-top:1px solid #ccc;padding-top:12px}\nfigure{display:inline-block;margin:8px 16px 8px 0;vertical-align:top}\n"
       << "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;font-size:13px}\n"
       << "th{background:#f4f4f4}.err{font-family:monospace;font-size:12px;white-space:pre-wrap}\n</style></head><body>\n";
-    o << "<h1>bnsim sweep <code>" << esc(meta["sweep"].get<std::string>()) << "</code></h1>\n<p>kernel "
-      << esc(k.name) << ", base config <code>" << esc(meta["base"].get<std::string>()) << "</code>, "
+    o << "<h1>bnsim sweep <code>" << html_escape(meta["sweep"].get<std::string>()) << "</code></h1>\n<p>kernel "
+      << html_escape(k.name) << ", base config <code>" << html_escape(meta["base"].get<std::string>()) << "</code>, "
       << summary["done"] << " of " << summary["points"] << " points:";
-    for (const auto& [st, n] : summary["by_status"].items()) o << " " << n << " " << esc(st);
+    for (const auto& [st, n] : summary["by_status"].items()) o << " " << n << " " << html_escape(st);
     o << ".</p>\n";
     const auto groups = group_by_context(meta, records);
     for (size_t i = 0; i < groups.size(); ++i) {
         const ContextGroup& g = groups[i];
-        o << "<section><h2>" << esc(g.label) << "</h2>\n";
+        o << "<section><h2>" << html_escape(g.label) << "</h2>\n";
         summary_table(o, summary["contexts"][i]);
         Charts c(k, g, o);
         if (c.ints.size() >= 2) {
@@ -376,8 +363,8 @@ void write_sweep_report_html(std::ostream& o, const json& meta, const Records& r
             for (const json* r : failed) {
                 std::string p;
                 for (const auto& [key, v] : (*r)["params"].items()) p += key + "=" + v.get<std::string>() + " ";
-                o << "<tr><td>" << esc(p) << "</td><td>" << esc((*r)["status"].get<std::string>()) << "</td><td class=\"err\">"
-                  << esc((*r)["error"].get<std::string>().substr(0, 2000)) << "</td></tr>";
+                o << "<tr><td>" << html_escape(p) << "</td><td>" << html_escape((*r)["status"].get<std::string>()) << "</td><td class=\"err\">"
+                  << html_escape((*r)["error"].get<std::string>().substr(0, 2000)) << "</td></tr>";
             }
             o << "</table>\n";
         }
