@@ -24,9 +24,9 @@ void DmaController::trigger(uint32_t id) {
     InFlight& f = inflight_[id];
     f = InFlight{};
     ++in_flight_;
-    for_each_descriptor(ins, trace_, rule_.hw(), [&](const DmaDescriptor& d) {
-        ++f.remaining;
-        scheduler_.push(*engines_[d.engine], d, is.dispatch);
+    for_each_run(ins, trace_, rule_.hw(), [&](const DmaRun& r) {
+        f.remaining += r.count;
+        scheduler_.push(*engines_[r.first.engine], r, is.dispatch);
     });
     if (f.remaining == 0) actions_.at(is.dispatch, [this, id] { dispatch_empty(id); });
 }

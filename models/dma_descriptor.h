@@ -3,6 +3,7 @@
 // dealt to the DMA engines in blocks of dma.rows_per_engine (8 rows per engine for P = 128, so a
 // full-height copy uses all 16 engines; P = 4 stays on one engine). Each descriptor goes to its
 // engine's queue dma.queue, keeping the DMA in order within that queue.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -48,6 +49,23 @@ void for_each_descriptor(const Instruction& ins, const Trace& trace, const HwCon
 // The same descriptors, collected.
 std::vector<DmaDescriptor> split_dma(const Instruction& ins, const Trace& trace, const HwConfig& hw);
 
+// A run of descriptors of one DMA on one engine: `count` descriptors alike but for their HBM
+// address, which steps by `stride` (the pitch of the tensor's rows). The DMA models queue, pop
+// and plan runs rather than rows: a [128, F] copy is 16 runs of 8 strided rows (or 16 merged
+// descriptors), not 128 descriptors built and queued one by one.
+struct DmaRun {
+    DmaDescriptor first;  // the run's first descriptor
+    uint32_t count = 0;
+    uint64_t stride = 0;  // HBM address step from one descriptor to the next
+};
+
+// Calls fn(const DmaRun&) for the runs of a dma_copy: each engine's runs in row order, so
+// expanding them gives each engine the descriptors for_each_descriptor gives it, in its order
+// (engines interleave differently: an engine's queues do not see the others'). Throws as
+// for_each_descriptor.
+template <class Fn>
+void for_each_run(const Instruction& ins, const Trace& trace, const HwConfig& hw, Fn&& fn);
+
 // What every descriptor of a DMA shares: its row shape and, if one side is HBM, that region and tensor.
 struct DmaRowSource {
     DmaRowShape shape;
@@ -85,6 +103,68 @@ void for_each_descriptor(const Instruction& ins, const Trace& trace, const HwCon
         have = true;
     }
     if (have) fn(static_cast<const DmaDescriptor&>(pending));
+}
+
+template <class Fn>
+void for_each_run(const Instruction& ins, const Trace& trace, const HwConfig& hw, Fn&& fn) {
+    const DmaRowSource src = dma_row_source(ins, trace, hw);
+    const uint32_t rows = src.shape.rows;
+    const uint64_t per_engine = uint64_t(hw.dma.rows_per_engine);
+    DmaRun run;
+    run.first.dma = ins.id;
+    run.first.queue = ins.dma.queue;
+    run.first.bytes = src.shape.desc_bytes;
+    run.first.sbuf_side = src.shape.sbuf_side;
+    const bool hbm = src.tensor != nullptr;
+    if (hbm) {
+        run.first.hbm_bytes = src.shape.hbm_bytes;
+        run.first.hbm_write = src.shape.hbm_write;
+        run.stride = src.tensor->row_bytes;
+    }
+    // Rows continue each other in HBM exactly when a row's bytes are the whole tensor row.
+    const bool merge = hw.dma.merge_contiguous_rows && hbm && uint64_t(src.shape.hbm_bytes) == src.tensor->row_bytes;
+    // The closed form covers every engine taking at most one block of rows (a block's rows are
+    // consecutive, blocks of one engine are not) with merged byte counts that fit their fields;
+    // anything else (more rows than engines x rows_per_engine) gathers for_each_descriptor's
+    // descriptors into runs.
+    if (uint64_t(rows) <= per_engine * uint64_t(hw.dma.engines_per_core) &&
+        (!merge || uint64_t(rows) * src.shape.hbm_bytes <= UINT32_MAX)) {
+        for (uint32_t lo = 0; lo < rows; lo += uint32_t(per_engine)) {
+            const uint32_t n = uint32_t(std::min<uint64_t>(per_engine, rows - lo));
+            run.first.engine = dma_engine_of_row(hw, lo);
+            if (hbm) run.first.hbm_addr = src.tensor->base_addr + uint64_t(src.hbm->row_lo + lo) * src.tensor->row_bytes + src.hbm->byte_lo;
+            if (merge) {
+                DmaRun one = run;
+                one.first.bytes = n * src.shape.desc_bytes;  // wraps as for_each_descriptor's sum would
+                one.first.hbm_bytes = n * src.shape.hbm_bytes;
+                one.count = 1;
+                fn(static_cast<const DmaRun&>(one));
+            } else {
+                run.count = n;
+                fn(static_cast<const DmaRun&>(run));
+            }
+        }
+        return;
+    }
+    // Each engine's open run, extended while descriptors stay alike at a constant address step.
+    std::vector<DmaRun> open(size_t(hw.dma.engines_per_core));
+    for_each_descriptor(ins, trace, hw, [&](const DmaDescriptor& d) {
+        DmaRun& r = open[d.engine];
+        if (r.count > 0 && d.bytes == r.first.bytes && d.hbm_bytes == r.first.hbm_bytes) {
+            const uint64_t step = r.count == 1 ? d.hbm_addr - r.first.hbm_addr : r.stride;
+            if (d.hbm_addr == r.first.hbm_addr + r.count * step) {
+                r.stride = step;
+                ++r.count;
+                return;
+            }
+        }
+        if (r.count > 0) fn(static_cast<const DmaRun&>(r));
+        r.first = d;
+        r.count = 1;
+        r.stride = 0;
+    });
+    for (const DmaRun& r : open)
+        if (r.count > 0) fn(r);
 }
 
 }  // namespace bnsim

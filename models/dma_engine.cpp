@@ -17,22 +17,23 @@ DmaEngine::DmaEngine(const DmaLifecycle& rule, const TickClock& clock, HbmIF& hb
       queues_(size_t(rule.hw().dma.queues_per_engine)), front_(queues_.size(), kNever),
       priced_ns_(rule.descriptor_ns(0)) {}
 
-void DmaEngine::push(const DmaDescriptor& d, Ticks visible) {
-    auto& descs = queues_[d.queue].descs;
+void DmaEngine::push(const DmaRun& r, Ticks visible) {
+    const uint16_t queue = r.first.queue;
+    auto& descs = queues_[queue].descs;
     // Descriptors reach a queue in dispatch order, which is trigger order except when a later
     // DMA skips the hardware DGE: insert after every descriptor arriving no later.
     auto at = descs.end();
     while (at != descs.begin() && std::prev(at)->visible > visible) --at;
-    if (descs.empty()) active_.insert(std::lower_bound(active_.begin(), active_.end(), d.queue), d.queue);
-    descs.insert(at, Pending{d, visible});
-    front_[d.queue] = descs.front().visible;
-    ++queued_;
+    if (descs.empty()) active_.insert(std::lower_bound(active_.begin(), active_.end(), queue), queue);
+    descs.insert(at, Pending{r, visible});
+    front_[queue] = descs.front().visible;
+    queued_ += r.count;
     // An engine that is not moving a descriptor looks at its queues when one arrives.
     if (!busy_ && visible < next_) next_ = visible;
 }
 
 bool DmaEngine::ready(const QueueState& q, double now) const {
-    if (!q.started || q.descs.front().d.dma == q.last_dma) return true;
+    if (!q.started || q.descs.front().run.first.dma == q.last_dma) return true;
     return now + kTimeEpsNs >= q.ready_at;
 }
 
@@ -73,13 +74,18 @@ void DmaEngine::decide() {
         return;
     }
     QueueState& qs = queues_[q];
-    const DmaDescriptor d = qs.descs.front().d;
-    qs.descs.pop_front();
-    if (qs.descs.empty()) {
-        front_[q] = kNever;
-        active_.erase(std::lower_bound(active_.begin(), active_.end(), uint16_t(q)));
+    DmaRun& run = qs.descs.front().run;
+    const DmaDescriptor d = run.first;
+    if (--run.count > 0) {
+        run.first.hbm_addr += run.stride;
     } else {
-        front_[q] = qs.descs.front().visible;
+        qs.descs.pop_front();
+        if (qs.descs.empty()) {
+            front_[q] = kNever;
+            active_.erase(std::lower_bound(active_.begin(), active_.end(), uint16_t(q)));
+        } else {
+            front_[q] = qs.descs.front().visible;
+        }
     }
     --queued_;
     next_queue_ = q + 1 == nq ? 0 : q + 1;

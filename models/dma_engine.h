@@ -10,9 +10,9 @@
 //
 // The engine is not a SystemC process of its own: the DmaScheduler (models/dma_scheduler.h)
 // calls decide() at each of the engine's decision times, in time order across all engines, a
-// window ahead of SystemC time (see there). A descriptor is pushed when its DMA is triggered,
-// with the SystemC time it reaches the queue (its dispatch), and takes part in decisions from
-// then on.
+// window ahead of SystemC time (see there). A DMA's descriptors are pushed when it is triggered,
+// as runs (models/dma_descriptor.h), with the SystemC time they reach the queue (its dispatch),
+// and take part in decisions from then on; a decision takes one descriptor off a run.
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -55,8 +55,8 @@ public:
               size_t index);
 
     size_t index() const { return index_; }  // among the scheduler's engines
-    // Queues d; it reaches its queue at `visible` (ticks).
-    void push(const DmaDescriptor& d, Ticks visible);
+    // Queues a run of descriptors; it reaches its queue at `visible` (ticks).
+    void push(const DmaRun& r, Ticks visible);
     // The engine's next decision time (kNever: idle with nothing pushed).
     Ticks next() const { return next_; }
     // Makes the decision due at next(): starts a descriptor, or waits for a queue to be ready or
@@ -70,11 +70,11 @@ public:
 
 private:
     struct Pending {
-        DmaDescriptor d;
+        DmaRun run;  // its first descriptor is the queue's next
         Ticks visible;
     };
     struct QueueState {
-        std::deque<Pending> descs;  // ordered by arrival at the queue
+        std::deque<Pending> descs;  // runs, ordered by arrival at the queue
         bool started = false;       // some DMA started on this queue
         uint32_t last_dma = 0;      // the DMA it started last
         double ready_at = 0;        // earliest start of a different DMA's first descriptor

@@ -21,14 +21,15 @@ DmaPlan DmaLifecycle::plan(const Instruction& ins, const Trace& trace) const {
     std::vector<DmaTrain> by_engine(size_t(hw_.dma.engines_per_core));
     uint32_t last_bytes = 0;  // a DMA's descriptors are mostly of one size: price each size once
     double last_ns = descriptor_ns(0);
-    for_each_descriptor(ins, trace, hw_, [&](const DmaDescriptor& d) {
-        if (d.bytes != last_bytes) {
-            last_bytes = d.bytes;
-            last_ns = descriptor_ns(d.bytes);
+    for_each_run(ins, trace, hw_, [&](const DmaRun& r) {
+        if (r.first.bytes != last_bytes) {
+            last_bytes = r.first.bytes;
+            last_ns = descriptor_ns(r.first.bytes);
         }
-        DmaTrain& t = by_engine[d.engine];
-        ++t.descriptors;
-        t.work_ns += last_ns;
+        DmaTrain& t = by_engine[r.first.engine];
+        t.descriptors += r.count;
+        // Summed descriptor by descriptor, as the engine spends it (n additions, not n x ns).
+        for (uint32_t k = 0; k < r.count; ++k) t.work_ns += last_ns;
     });
     for (size_t e = 0; e < by_engine.size(); ++e)
         if (by_engine[e].descriptors) {

@@ -21,11 +21,11 @@ DmaEngine& DmaScheduler::add_engine(const DmaLifecycle& rule, Sbuf& sbuf, Descri
     return *engines_.back();
 }
 
-void DmaScheduler::push(DmaEngine& engine, const DmaDescriptor& d, double reach_ns) {
+void DmaScheduler::push(DmaEngine& engine, const DmaRun& r, double reach_ns) {
     const Ticks reach = clock_.delay(reach_ns);
     if (reach < horizon_)
-        throw std::logic_error("DMA " + std::to_string(d.dma) + " reaches its queue before decisions already made");
-    engine.push(d, reach);
+        throw std::logic_error("DMA " + std::to_string(r.first.dma) + " reaches its queue before decisions already made");
+    engine.push(r, reach);
     if (engine.next() != next_[engine.index()]) {
         next_[engine.index()] = engine.next();
         arm(engine.next());

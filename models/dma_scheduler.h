@@ -27,8 +27,10 @@ public:
 
     // A new engine served by the shared HBM; the scheduler owns it.
     DmaEngine& add_engine(const DmaLifecycle& rule, Sbuf& sbuf, DescriptorSinkIF& sink);
-    // Queues d on `engine`, reaching its queue at reach_ns (>= now + dma.dispatch_ns).
-    void push(DmaEngine& engine, const DmaDescriptor& d, double reach_ns);
+    // Queues a run of descriptors on `engine`, reaching its queue at reach_ns (>= now + dma.dispatch_ns).
+    void push(DmaEngine& engine, const DmaRun& r, double reach_ns);
+    // One descriptor: a run of one.
+    void push(DmaEngine& engine, const DmaDescriptor& d, double reach_ns) { push(engine, DmaRun{d, 1, 0}, reach_ns); }
 
 private:
     void advance();
