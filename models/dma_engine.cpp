@@ -11,7 +11,7 @@ namespace bnsim {
 
 TickClock::TickClock() : per_ns_(std::round(1e-9 / sc_core::sc_get_time_resolution().to_seconds())) {}
 
-DmaEngine::DmaEngine(const DmaLifecycle& rule, const TickClock& clock, HbmIF& hbm, Sbuf& sbuf, DescriptorSinkIF& sink,
+DmaEngine::DmaEngine(const DmaLifecycle& rule, const TickClock& clock, Hbm& hbm, Sbuf& sbuf, DescriptorSinkIF& sink,
                      size_t index)
     : rule_(rule), clock_(clock), hbm_(hbm), sbuf_(sbuf), sink_(sink), index_(index),
       queues_(size_t(rule.hw().dma.queues_per_engine)), front_(queues_.size(), kNever),

@@ -51,7 +51,7 @@ private:
 
 class DmaEngine {
 public:
-    DmaEngine(const DmaLifecycle& rule, const TickClock& clock, HbmIF& hbm, Sbuf& sbuf, DescriptorSinkIF& sink,
+    DmaEngine(const DmaLifecycle& rule, const TickClock& clock, Hbm& hbm, Sbuf& sbuf, DescriptorSinkIF& sink,
               size_t index);
 
     size_t index() const { return index_; }  // among the scheduler's engines
@@ -83,7 +83,7 @@ private:
 
     const DmaLifecycle& rule_;
     const TickClock& clock_;
-    HbmIF& hbm_;
+    Hbm& hbm_;
     Sbuf& sbuf_;
     DescriptorSinkIF& sink_;
     size_t index_;

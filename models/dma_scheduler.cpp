@@ -5,7 +5,7 @@
 
 namespace bnsim {
 
-DmaScheduler::DmaScheduler(sc_core::sc_module_name name, const HwConfig& hw, HbmIF& hbm)
+DmaScheduler::DmaScheduler(sc_core::sc_module_name name, const HwConfig& hw, Hbm& hbm)
     : sc_core::sc_module(name), hbm_(hbm) {
     // One tick less than the dispatch latency: a reach time rounded to ticks may fall a tick early.
     const Ticks dispatch = clock_.delay(hw.dma.dispatch_ns);

@@ -23,7 +23,7 @@ namespace bnsim {
 class DmaScheduler : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(DmaScheduler);
-    DmaScheduler(sc_core::sc_module_name name, const HwConfig& hw, HbmIF& hbm);
+    DmaScheduler(sc_core::sc_module_name name, const HwConfig& hw, Hbm& hbm);
 
     // A new engine served by the shared HBM; the scheduler owns it.
     DmaEngine& add_engine(const DmaLifecycle& rule, Sbuf& sbuf, DescriptorSinkIF& sink);
@@ -39,7 +39,7 @@ private:
     TickClock clock_;
     Ticks lead_;         // no descriptor pushed at now reaches its queue before now + lead_
     Ticks horizon_ = 0;  // decisions before this have been made
-    HbmIF& hbm_;
+    Hbm& hbm_;
     std::vector<std::unique_ptr<DmaEngine>> engines_;
     std::vector<Ticks> next_;  // [engine]: its next decision, mirrored for a quick scan
     sc_core::sc_event wake_;

@@ -5,50 +5,42 @@
 namespace bnsim {
 
 Hbm::Hbm(sc_core::sc_module_name name, const HbmParams& p)
-    : sc_core::sc_module(name), p_(p), chan_bw_(p.bandwidth_gbps / double(p.channels)),
-      free_at_(size_t(p.channels), 0.0), chan_busy_(size_t(p.channels), 0.0), chan_bytes_(size_t(p.channels), 0) {}
+    : sc_core::sc_module(name), p_(p), il_(uint64_t(p.interleave_bytes), uint64_t(p.channels)),
+      chan_bw_(p.bandwidth_gbps / double(p.channels)), free_at_(size_t(p.channels), 0.0),
+      chan_busy_(size_t(p.channels), 0.0) {}
 
 void Hbm::split_channels(uint64_t addr, uint64_t bytes, uint64_t granule, int channels, std::vector<uint64_t>& out) {
     out.assign(size_t(channels), 0);
-    for_each_channel_share(addr, bytes, granule, uint64_t(channels), [&](size_t c, uint64_t b) { out[c] = b; });
+    for_each_channel_share(addr, bytes, Interleave(granule, uint64_t(channels)), [&](size_t c, uint64_t b) { out[c] = b; });
 }
 
 double Hbm::transfer(uint64_t addr, uint32_t bytes, bool write, double now_ns) {
     (write ? bytes_written_ : bytes_read_) += bytes;
     if (bytes == 0) return now_ns;
-    double* free_at = free_at_.data();
-    double* busy = chan_busy_.data();
-    uint64_t* chan_bytes = chan_bytes_.data();
-    const uint64_t granule = p_.interleave_bytes, C = uint64_t(p_.channels);
-    if (addr % granule == 0 && bytes % (granule * C) == 0) {
-        // Whole granules, the same number on every channel (a large aligned row): one share,
-        // one division, a loop the compiler vectorizes.
-        const uint64_t b = bytes / C;
-        const double t = double(b) / chan_bw_;
-        double done = now_ns;
-        for (uint64_t c = 0; c < C; ++c) {
-            const double end = std::max(now_ns, free_at[c]) + t;
-            free_at[c] = end;
+    double* __restrict free_at = free_at_.data();
+    double* __restrict busy = chan_busy_.data();
+    const size_t C = free_at_.size();
+    if (il_.whole_stripes(addr, bytes)) {
+        // Whole granules, the same number on every channel (a large aligned row): one share and
+        // a loop the compiler vectorizes. Every channel ends at max(now, its free_at) + t, so
+        // the last ends at max(now, the latest free_at) + t (rounding is monotonic): no scan.
+        const double t = service_ns(bytes / C);
+        for (size_t c = 0; c < C; ++c) {
+            free_at[c] = std::max(now_ns, free_at[c]) + t;
             busy[c] += t;
-            chan_bytes[c] += b;
-            done = std::max(done, end);
         }
-        return done;
+        max_free_ = std::max(now_ns, max_free_) + t;
+        return max_free_;
     }
     double done = now_ns;
-    uint64_t last_b = 0;  // most channels get the same share: divide once per distinct share
-    double t = 0;
-    for_each_channel_share(addr, bytes, granule, C, [&](size_t c, uint64_t b) {
-        if (b != last_b) {
-            last_b = b;
-            t = double(b) / chan_bw_;
-        }
+    for_each_channel_share(addr, bytes, il_, [&](size_t c, uint64_t b) {
+        const double t = service_ns(b);
         const double end = std::max(now_ns, free_at[c]) + t;
         free_at[c] = end;
         busy[c] += t;
-        chan_bytes[c] += b;
         done = std::max(done, end);
     });
+    max_free_ = std::max(max_free_, done);
     return done;
 }
 

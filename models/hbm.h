@@ -14,28 +14,47 @@
 
 namespace bnsim {
 
-class HbmIF {
+// The address interleave: granule and channel count, divided by shifts when they are powers of two
+// (every preset and uncertainty bound is): a transfer's channel walk divides six times.
+class Interleave {
 public:
-    virtual ~HbmIF() = default;
-    // Reserves a transfer of `bytes` at `addr` starting no earlier than now_ns; returns the time
-    // the channels have moved its last byte (without the access latency).
-    virtual double transfer(uint64_t addr, uint32_t bytes, bool write, double now_ns) = 0;
-    virtual double latency_ns() const = 0;
+    Interleave(uint64_t granule, uint64_t channels)
+        : granule_(granule), channels_(channels), g_shift_(shift_of(granule)), c_shift_(shift_of(channels)) {}
+    uint64_t granule() const { return granule_; }
+    uint64_t channels() const { return channels_; }
+    uint64_t granule_of(uint64_t addr) const { return g_shift_ >= 0 ? addr >> g_shift_ : addr / granule_; }
+    uint64_t in_granule(uint64_t addr) const { return g_shift_ >= 0 ? addr & (granule_ - 1) : addr % granule_; }
+    uint64_t div_channels(uint64_t n) const { return c_shift_ >= 0 ? n >> c_shift_ : n / channels_; }
+    uint64_t mod_channels(uint64_t n) const { return c_shift_ >= 0 ? n & (channels_ - 1) : n % channels_; }
+    // [addr, addr + bytes) is whole granules, the same number on every channel.
+    bool whole_stripes(uint64_t addr, uint64_t bytes) const {
+        return in_granule(addr) == 0 && in_granule(bytes) == 0 && mod_channels(granule_of(bytes)) == 0;
+    }
+
+private:
+    static int shift_of(uint64_t v) {
+        if (v == 0 || (v & (v - 1)) != 0) return -1;
+        int s = 0;
+        while ((uint64_t(1) << s) != v) ++s;
+        return s;
+    }
+    uint64_t granule_, channels_;
+    int g_shift_, c_shift_;  // log2, or -1 if not a power of two
 };
 
-class Hbm : public sc_core::sc_module, public HbmIF {
+class Hbm : public sc_core::sc_module {
 public:
     Hbm(sc_core::sc_module_name name, const HbmParams& p);
 
-    double transfer(uint64_t addr, uint32_t bytes, bool write, double now_ns) override;
-    double latency_ns() const override { return p_.latency_ns; }
+    // Reserves a transfer of `bytes` at `addr` starting no earlier than now_ns; returns the time
+    // the channels have moved its last byte (without the access latency).
+    double transfer(uint64_t addr, uint32_t bytes, bool write, double now_ns);
+    double latency_ns() const { return p_.latency_ns; }
 
     uint64_t bytes_read() const { return bytes_read_; }
     uint64_t bytes_written() const { return bytes_written_; }
     // Summed channel busy time divided by the channel count (the stack's busy time).
     double busy_ns() const;
-    // Bytes each channel served, for tests of the interleave.
-    const std::vector<uint64_t>& channel_bytes() const { return chan_bytes_; }
 
     // Bytes of [addr, addr+bytes) that fall on each channel (pure; exposed for tests).
     static void split_channels(uint64_t addr, uint64_t bytes, uint64_t granule, int channels,
@@ -43,26 +62,40 @@ public:
     // Calls fn(channel, bytes) once for each channel [addr, addr+bytes) touches (bytes > 0), in
     // channel order from the first granule's: a transfer's only per-channel walk.
     template <class Fn>
-    static void for_each_channel_share(uint64_t addr, uint64_t bytes, uint64_t granule, uint64_t channels, Fn&& fn);
+    static void for_each_channel_share(uint64_t addr, uint64_t bytes, const Interleave& il, Fn&& fn);
 
 private:
+    // A channel's service time for `b` bytes; transfers mostly repeat a few shares, so the
+    // division is done once per distinct share.
+    double service_ns(uint64_t b) {
+        if (b != priced_b_) {
+            priced_b_ = b;
+            priced_ns_ = double(b) / chan_bw_;
+        }
+        return priced_ns_;
+    }
+
     HbmParams p_;
+    Interleave il_;
     double chan_bw_;  // bytes per ns per channel
     std::vector<double> free_at_;
     std::vector<double> chan_busy_;
-    std::vector<uint64_t> chan_bytes_;
+    double max_free_ = 0;  // the latest free_at_: a whole-stripe transfer's end without a scan
+    uint64_t priced_b_ = 0;
+    double priced_ns_ = 0;
     uint64_t bytes_read_ = 0, bytes_written_ = 0;
 };
 
 template <class Fn>
-void Hbm::for_each_channel_share(uint64_t addr, uint64_t bytes, uint64_t granule, uint64_t channels, Fn&& fn) {
+void Hbm::for_each_channel_share(uint64_t addr, uint64_t bytes, const Interleave& il, Fn&& fn) {
     if (bytes == 0) return;
-    const uint64_t first = addr / granule, last = (addr + bytes - 1) / granule;
+    const uint64_t granule = il.granule(), channels = il.channels();
+    const uint64_t first = il.granule_of(addr), last = il.granule_of(addr + bytes - 1);
     const uint64_t count = last - first + 1;               // granules touched
-    const uint64_t per = count / channels, extra = count % channels;  // the first `extra` channels get one more
-    const uint64_t head = addr - first * granule;          // the first granule starts part-way
+    const uint64_t per = il.div_channels(count), extra = il.mod_channels(count);  // the first `extra` channels get one more
+    const uint64_t head = il.in_granule(addr);             // the first granule starts part-way
     const uint64_t tail = (last + 1) * granule - (addr + bytes);  // the last one ends part-way
-    const uint64_t c_first = first % channels, c_last = last % channels;
+    const uint64_t c_first = il.mod_channels(first), c_last = il.mod_channels(last);
     const uint64_t touched = count < channels ? count : channels;
     uint64_t c = c_first;
     for (uint64_t k = 0; k < touched; ++k) {
