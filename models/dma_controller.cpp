@@ -39,16 +39,20 @@ void DmaController::dispatch_empty(uint32_t id) {
     actions_.at(rule_.completion_at(now), [this, id] { sb_.finish(id, now_ns()); });
 }
 
-void DmaController::descriptor_started(const DmaDescriptor& d, double start_ns, double landed_ns) {
-    const uint32_t id = d.dma;
+void DmaController::run_started(uint32_t id, double start_ns) {
     InFlight& f = inflight_[id];
     if (!f.started) {
         // Decided ahead of SystemC time: record the start when SystemC gets there.
         f.started = true;
         actions_.at(start_ns, [this, id, start_ns] { sb_.start(id, start_ns); });
     }
+}
+
+void DmaController::run_moved(uint32_t id, uint32_t count, double landed_ns) {
+    InFlight& f = inflight_[id];
     f.last_land = std::max(f.last_land, landed_ns);
-    if (--f.remaining == 0) {
+    f.remaining -= count;
+    if (f.remaining == 0) {
         sb_.record(id).data_end_ns = f.last_land;
         const double done = rule_.completion_at(f.last_land);
         --in_flight_;

@@ -29,7 +29,8 @@ public:
     // The issuing engine's stream has triggered DMA `id` at now.
     void trigger(uint32_t id);
 
-    void descriptor_started(const DmaDescriptor& d, double start_ns, double landed_ns) override;
+    void run_started(uint32_t dma, double start_ns) override;
+    void run_moved(uint32_t dma, uint32_t count, double landed_ns) override;
 
     const std::vector<DmaEngine*>& engines() const { return engines_; }
     const Dge& dge() const { return dge_; }
@@ -37,7 +38,7 @@ public:
     size_t in_flight() const { return in_flight_; }
 
 private:
-    // Indexed by instruction id: a lookup per descriptor, so a flat table rather than a map.
+    // Indexed by instruction id: a lookup per run, so a flat table rather than a map.
     struct InFlight {
         uint32_t remaining = 0;
         bool started = false;

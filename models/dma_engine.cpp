@@ -15,7 +15,7 @@ DmaEngine::DmaEngine(const DmaLifecycle& rule, const TickClock& clock, Hbm& hbm,
                      size_t index)
     : rule_(rule), clock_(clock), hbm_(hbm), sbuf_(sbuf), sink_(sink), index_(index),
       queues_(size_t(rule.hw().dma.queues_per_engine)), front_(queues_.size(), kNever),
-      priced_ns_(rule.descriptor_ns(0)) {}
+      next_ns_(clock.ns(kNever)), priced_ns_(rule.descriptor_ns(0)) {}
 
 void DmaEngine::push(const DmaRun& r, Ticks visible) {
     const uint16_t queue = r.first.queue;
@@ -25,11 +25,11 @@ void DmaEngine::push(const DmaRun& r, Ticks visible) {
     auto at = descs.end();
     while (at != descs.begin() && std::prev(at)->visible > visible) --at;
     if (descs.empty()) active_.insert(std::lower_bound(active_.begin(), active_.end(), queue), queue);
-    descs.insert(at, Pending{r, visible});
+    descs.insert(at, Pending{r, visible, 0, 0.0});
     front_[queue] = descs.front().visible;
     queued_ += r.count;
     // An engine that is not moving a descriptor looks at its queues when one arrives.
-    if (!busy_ && visible < next_) next_ = visible;
+    if (!busy_ && visible < next_) set_next(visible);
 }
 
 bool DmaEngine::ready(const QueueState& q, double now) const {
@@ -39,9 +39,8 @@ bool DmaEngine::ready(const QueueState& q, double now) const {
 
 void DmaEngine::decide() {
     const Ticks t = next_;
-    const double now = clock_.ns(t);
+    const double now = next_ns_;
     busy_ = false;
-    next_ = kNever;
     // Round-robin: the first ready queue at or after the pointer whose front has arrived (only
     // the queues holding descriptors need a look, in round-robin order from the pointer).
     const size_t nq = queues_.size(), na = active_.size();
@@ -69,16 +68,38 @@ void DmaEngine::decide() {
     if (!found) {
         // Every arrived queue waits out its previous DMA's occupancy: sleep to the first ready,
         // or until a descriptor arrives.
-        if (waiting) next_ = t + clock_.delay(std::max(wake - now, 0.0));
-        next_ = std::min(next_, arrival);
+        set_next(std::min(waiting ? t + clock_.delay(std::max(wake - now, 0.0)) : kNever, arrival));
         return;
     }
     QueueState& qs = queues_[q];
-    DmaRun& run = qs.descs.front().run;
-    const DmaDescriptor d = run.first;
-    if (--run.count > 0) {
-        run.first.hbm_addr += run.stride;
-    } else {
+    Pending& p = qs.descs.front();
+    const DmaDescriptor d = p.run.first;
+    if (p.moved++ == 0) sink_.run_started(d.dma, now);
+    const bool last = p.moved == p.run.count;
+    if (!last) p.run.first.hbm_addr += p.run.stride;
+
+    if (!qs.started || d.dma != qs.last_dma) {
+        qs.started = true;
+        qs.last_dma = d.dma;
+        qs.ready_at = rule_.next_dma_at(now);
+    }
+    if (d.bytes != priced_bytes_) {
+        priced_bytes_ = d.bytes;
+        priced_ns_ = rule_.descriptor_ns(d.bytes);
+    }
+    double done = now + priced_ns_;
+    if (d.hbm_bytes) done = std::max(done, hbm_.transfer(d.hbm_addr, d.hbm_bytes, d.hbm_write, now));
+    if (d.sbuf_side) sbuf_.dma_access(d.bytes, !d.hbm_write);
+    p.landed = std::max(p.landed, done + rule_.landing_ns(d));
+    busy_ = true;
+    set_next(t + clock_.delay(done - now));
+    busy_ns_ += done - now;
+    ++descriptors_;
+    bytes_ += d.bytes;
+    --queued_;
+    next_queue_ = q + 1 == nq ? 0 : q + 1;
+    if (last) {
+        sink_.run_moved(d.dma, p.run.count, p.landed);
         qs.descs.pop_front();
         if (qs.descs.empty()) {
             front_[q] = kNever;
@@ -87,28 +108,6 @@ void DmaEngine::decide() {
             front_[q] = qs.descs.front().visible;
         }
     }
-    --queued_;
-    next_queue_ = q + 1 == nq ? 0 : q + 1;
-    if (!qs.started || d.dma != qs.last_dma) {
-        qs.started = true;
-        qs.last_dma = d.dma;
-        qs.ready_at = rule_.next_dma_at(now);
-    }
-
-    if (d.bytes != priced_bytes_) {
-        priced_bytes_ = d.bytes;
-        priced_ns_ = rule_.descriptor_ns(d.bytes);
-    }
-    double done = now + priced_ns_;
-    if (d.hbm_bytes) done = std::max(done, hbm_.transfer(d.hbm_addr, d.hbm_bytes, d.hbm_write, now));
-    if (d.sbuf_side) sbuf_.dma_access(d.bytes, !d.hbm_write);
-    const double latency = rule_.landing_ns(d);
-    busy_ = true;
-    next_ = t + clock_.delay(done - now);
-    busy_ns_ += done - now;
-    ++descriptors_;
-    bytes_ += d.bytes;
-    sink_.descriptor_started(d, now, done + latency);
 }
 
 }  // namespace bnsim

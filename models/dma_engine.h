@@ -29,11 +29,17 @@ namespace bnsim {
 using Ticks = uint64_t;
 constexpr Ticks kNever = std::numeric_limits<Ticks>::max();
 
-// Told when a descriptor starts moving and when its data will have landed.
+// Told, run by run (models/dma_descriptor.h), when descriptors start moving and when their data
+// will have landed: once per run rather than per descriptor, which is all a DMA's bookkeeping
+// needs (its first start, its last landing, when its last descriptor has started).
 class DescriptorSinkIF {
 public:
     virtual ~DescriptorSinkIF() = default;
-    virtual void descriptor_started(const DmaDescriptor& d, double start_ns, double landed_ns) = 0;
+    // The first descriptor of a run of DMA `dma` started moving at start_ns.
+    virtual void run_started(uint32_t dma, double start_ns) = 0;
+    // The last of a run's `count` descriptors started moving; the run's data will all have
+    // landed by landed_ns (the latest of its descriptors' landings).
+    virtual void run_moved(uint32_t dma, uint32_t count, double landed_ns) = 0;
 };
 
 // Converts between model times (double ns) and SystemC ticks exactly as sc_time does, so a
@@ -72,6 +78,8 @@ private:
     struct Pending {
         DmaRun run;  // its first descriptor is the queue's next
         Ticks visible;
+        uint32_t moved = 0;  // descriptors of the run started so far
+        double landed = 0;   // the latest landing of those
     };
     struct QueueState {
         std::deque<Pending> descs;  // runs, ordered by arrival at the queue
@@ -80,6 +88,12 @@ private:
         double ready_at = 0;        // earliest start of a different DMA's first descriptor
     };
     bool ready(const QueueState& q, double now) const;
+    // The next decision time, and its time in ns, worked out now: the division is off the path
+    // of the decision that needs it.
+    void set_next(Ticks t) {
+        next_ = t;
+        next_ns_ = clock_.ns(t);
+    }
 
     const DmaLifecycle& rule_;
     const TickClock& clock_;
@@ -94,6 +108,7 @@ private:
     size_t queued_ = 0;
     bool busy_ = false;      // moving a descriptor until next_
     Ticks next_ = kNever;
+    double next_ns_;
     double busy_ns_ = 0;
     uint64_t descriptors_ = 0, bytes_ = 0;
     uint32_t priced_bytes_ = 0;  // the last descriptor size priced, and its descriptor time

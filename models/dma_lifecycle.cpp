@@ -21,6 +21,9 @@ DmaPlan DmaLifecycle::plan(const Instruction& ins, const Trace& trace) const {
     std::vector<DmaTrain> by_engine(size_t(hw_.dma.engines_per_core));
     uint32_t last_bytes = 0;  // a DMA's descriptors are mostly of one size: price each size once
     double last_ns = descriptor_ns(0);
+    // Engines mostly get alike runs: a train of one run sums as the last such train did.
+    uint32_t summed_count = 0;
+    double summed_ns = 0, summed = 0;
     for_each_run(ins, trace, hw_, [&](const DmaRun& r) {
         if (r.first.bytes != last_bytes) {
             last_bytes = r.first.bytes;
@@ -28,9 +31,21 @@ DmaPlan DmaLifecycle::plan(const Instruction& ins, const Trace& trace) const {
         }
         DmaTrain& t = by_engine[r.first.engine];
         t.descriptors += r.count;
+        if (t.work_ns == 0 && r.count == summed_count && last_ns == summed_ns) {
+            t.work_ns = summed;
+            return;
+        }
+        const bool fresh = t.work_ns == 0;
         // Summed descriptor by descriptor, as the engine spends it (n additions, not n x ns).
         for (uint32_t k = 0; k < r.count; ++k) t.work_ns += last_ns;
+        if (fresh) {
+            summed_count = r.count;
+            summed_ns = last_ns;
+            summed = t.work_ns;
+        }
     });
+    p.trains.reserve(size_t(std::count_if(by_engine.begin(), by_engine.end(),
+                                          [](const DmaTrain& t) { return t.descriptors > 0; })));
     for (size_t e = 0; e < by_engine.size(); ++e)
         if (by_engine[e].descriptors) {
             by_engine[e].engine = uint16_t(e);
