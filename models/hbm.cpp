@@ -25,12 +25,28 @@ double Hbm::transfer(uint64_t addr, uint32_t bytes, bool write, double now_ns) {
         // a loop the compiler vectorizes. Every channel ends at max(now, its free_at) + t, so
         // the last ends at max(now, the latest free_at) + t (rounding is monotonic): no scan.
         const double t = service_ns(bytes / C);
-        for (size_t c = 0; c < C; ++c) {
-            free_at[c] = std::max(now_ns, free_at[c]) + t;
-            busy[c] += t;
+        if (!level_ && now_ns >= max_free_) level_ = true;  // every channel idle: all end alike
+        if (!level_) {
+            for (size_t c = 0; c < C; ++c) free_at[c] = std::max(now_ns, free_at[c]) + t;
         }
+        for (size_t c = 0; c < C; ++c) busy[c] += t;
         max_free_ = std::max(now_ns, max_free_) + t;
         return max_free_;
+    }
+    if (level_) {
+        // Leaving the level state: every channel is free at max_free_.
+        std::fill(free_at_.begin(), free_at_.end(), max_free_);
+        level_ = false;
+    }
+    const uint64_t head = il_.in_granule(addr);
+    if (head + bytes <= il_.granule()) {
+        // Inside one granule (a narrow row): one channel, the whole transfer.
+        const size_t c = size_t(il_.mod_channels(il_.granule_of(addr)));
+        const double end = std::max(now_ns, free_at[c]) + service_ns(bytes);
+        free_at[c] = end;
+        busy[c] += service_ns(bytes);
+        max_free_ = std::max(max_free_, end);
+        return end;
     }
     double done = now_ns;
     for_each_channel_share(addr, bytes, il_, [&](size_t c, uint64_t b) {

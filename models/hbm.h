@@ -81,6 +81,9 @@ private:
     std::vector<double> free_at_;
     std::vector<double> chan_busy_;
     double max_free_ = 0;  // the latest free_at_: a whole-stripe transfer's end without a scan
+    // Every channel is free at max_free_ (free_at_ is then stale): whole-stripe transfers that
+    // start with all channels idle keep the channels level, and need not update each one.
+    bool level_ = false;
     uint64_t priced_b_ = 0;
     double priced_ns_ = 0;
     uint64_t bytes_read_ = 0, bytes_written_ = 0;
