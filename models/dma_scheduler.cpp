@@ -17,7 +17,7 @@ DmaScheduler::DmaScheduler(sc_core::sc_module_name name, const HwConfig& hw, Hbm
 
 DmaEngine& DmaScheduler::add_engine(const DmaLifecycle& rule, Sbuf& sbuf, DescriptorSinkIF& sink) {
     engines_.push_back(std::make_unique<DmaEngine>(rule, clock_, hbm_, sbuf, sink, engines_.size()));
-    next_.push_back(kNever);
+    order_.add();
     return *engines_.back();
 }
 
@@ -26,8 +26,8 @@ void DmaScheduler::push(DmaEngine& engine, const DmaRun& r, double reach_ns) {
     if (reach < horizon_)
         throw std::logic_error("DMA " + std::to_string(r.first.dma) + " reaches its queue before decisions already made");
     engine.push(r, reach);
-    if (engine.next() != next_[engine.index()]) {
-        next_[engine.index()] = engine.next();
+    if (engine.next() != order_.time(engine.index())) {
+        order_.set(engine.index(), engine.next());
         arm(engine.next());
     }
 }
@@ -46,17 +46,14 @@ void DmaScheduler::arm(Ticks decision) {
 void DmaScheduler::advance() {
     horizon_ = sc_core::sc_time_stamp().value() + lead_;
     for (;;) {
-        const Ticks t = next_.empty() ? kNever : *std::min_element(next_.begin(), next_.end());
+        const Ticks t = order_.first_time();
+        const size_t e = order_.first();
         if (t >= horizon_) {
             if (t != kNever) arm(t);
             return;
         }
-        // Every engine due at t, in engine order (engines often move equal descriptors in step).
-        for (size_t e = 0; e < next_.size(); ++e)
-            if (next_[e] == t) {
-                engines_[e]->decide();
-                next_[e] = engines_[e]->next();
-            }
+        engines_[e]->decide();
+        order_.decided(e, engines_[e]->next());
     }
 }
 

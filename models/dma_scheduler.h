@@ -15,6 +15,7 @@
 
 #include <systemc>
 
+#include "models/decision_order.h"
 #include "models/dma_engine.h"
 #include "models/hbm.h"
 
@@ -41,7 +42,7 @@ private:
     Ticks horizon_ = 0;  // decisions before this have been made
     Hbm& hbm_;
     std::vector<std::unique_ptr<DmaEngine>> engines_;
-    std::vector<Ticks> next_;  // [engine]: its next decision, mirrored for a quick scan
+    DecisionOrder order_;  // the engines' next decisions, mirrored in decision order
     sc_core::sc_event wake_;
 };
 
