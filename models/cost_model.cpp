@@ -12,17 +12,22 @@ int broadcast_operands(const Instruction& ins) {
     return int(bool(ins.scalar[0].column)) + int(bool(ins.scalar[1].column));
 }
 
-static std::vector<AluOp> alu_ops(const Instruction& ins) {
-    std::vector<AluOp> ops;
-    for (AluOp op : ins.alu)
-        if (op != AluOp::bypass) ops.push_back(op);
-    return ops;
+// Whether the instruction's ALU ops other than bypass are, in order, `ops`.
+static bool alu_ops_equal(const Instruction& ins, const std::vector<AluOp>& ops) {
+    size_t k = 0;
+    for (AluOp op : ins.alu) {
+        if (op == AluOp::bypass) continue;
+        if (k == ops.size() || ops[k] != op) return false;
+        ++k;
+    }
+    return k == ops.size();
 }
 
-bool cost_row_matches(const CostEntry& r, const Instruction& ins) {
-    if (r.engine != ins.engine || r.opcode != ins.opcode) return false;
-    if (r.dtype != "any" && r.dtype != dtype_name(ins.cost_dtype())) return false;
-    if (r.alu && *r.alu != alu_ops(ins)) return false;
+static uint8_t dtype_bit(DType d) { return uint8_t(1u << unsigned(d)); }
+
+// The row's key dimensions beyond engine, opcode and dtype.
+static bool cost_row_operands_match(const CostEntry& r, const Instruction& ins) {
+    if (r.alu && !alu_ops_equal(ins, *r.alu)) return false;
     if (r.in) {
         if (ins.srcs.empty()) return false;
         if (r.in->size() != 1 && r.in->size() != ins.srcs.size()) return false;
@@ -42,20 +47,44 @@ bool cost_row_matches(const CostEntry& r, const Instruction& ins) {
     return true;
 }
 
+bool cost_row_matches(const CostEntry& r, const Instruction& ins) {
+    if (r.engine != ins.engine || r.opcode != ins.opcode) return false;
+    if (r.dtype != "any" && r.dtype != dtype_name(ins.cost_dtype())) return false;
+    return cost_row_operands_match(r, ins);
+}
+
 int cost_row_specificity(const CostEntry& r) {
     return int(r.dtype != "any") + int(bool(r.alu)) + int(bool(r.in)) + int(bool(r.out)) + int(bool(r.src_mem)) +
            int(bool(r.dst_mem)) + int(bool(r.broadcasts)) + int(bool(r.accumulate)) + int(bool(r.readout));
 }
 
-const CostEntry* CostModel::find(const Instruction& ins) const {
-    const CostEntry* best = nullptr;
-    int best_spec = -1;
-    for (const auto& row : hw_.costs) {
-        if (!cost_row_matches(row, ins)) continue;
-        const int spec = cost_row_specificity(row);
-        if (spec > best_spec) best = &row, best_spec = spec;
+CostModel::CostModel(const HwConfig& hw) : hw_(hw) {
+    dtype_mask_.reserve(hw.costs.size());
+    for (uint32_t i = 0; i < hw.costs.size(); ++i) {
+        const CostEntry& r = hw.costs[i];
+        uint8_t mask = 0;
+        for (DType d : {DType::bf16, DType::fp32, DType::u8})
+            if (r.dtype == "any" || r.dtype == dtype_name(d)) mask |= dtype_bit(d);
+        dtype_mask_.push_back(mask);
+        candidates_[size_t(r.engine)][size_t(r.opcode)].push_back(i);
     }
-    return best;
+    for (auto& per_engine : candidates_)
+        for (auto& rows : per_engine)
+            std::stable_sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
+                return cost_row_specificity(hw.costs[a]) > cost_row_specificity(hw.costs[b]);
+            });
+}
+
+// The same row as scanning the whole table for the most specific match (the first of equals).
+const CostEntry* CostModel::find(const Instruction& ins) const {
+    const auto& rows = candidates_[size_t(ins.engine)][size_t(ins.opcode)];
+    if (rows.empty()) return nullptr;
+    const uint8_t dt = dtype_bit(ins.cost_dtype());
+    for (uint32_t i : rows) {
+        const CostEntry& row = hw_.costs[i];
+        if ((dtype_mask_[i] & dt) && cost_row_operands_match(row, ins)) return &row;
+    }
+    return nullptr;
 }
 
 const CostEntry& CostModel::entry(const Instruction& ins) const {

@@ -12,8 +12,10 @@
 //   DMA:                the trigger here; the DMA's own timing (descriptors, queues, latencies) is
 //                       the DMA lifecycle's, models/dma_lifecycle.h.
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/hw_config.h"
 #include "trace/instruction.h"
@@ -22,7 +24,8 @@ namespace bnsim {
 
 class CostModel {
 public:
-    explicit CostModel(const HwConfig& hw) : hw_(hw) {}
+    // Indexes hw.costs by engine and opcode; the table must not change while the model lives.
+    explicit CostModel(const HwConfig& hw);
 
     const HwConfig& hw() const { return hw_; }
 
@@ -66,6 +69,14 @@ public:
 
 private:
     const HwConfig& hw_;
+    // Per (engine, opcode): the rows for it, most specific first and in table order among
+    // equals, so the first that matches is the row entry() picks. The lookup runs several times
+    // per instruction (scheduler, engines, report bounds) and the whole table is mostly rows of
+    // other engines and opcodes.
+    std::vector<uint32_t> candidates_[kNumEngines][kNumOpcodes];
+    // Per row, a bit per DType: whether the row's `dtype` accepts that cost dtype ("any" or the
+    // dtype's name), so a match needs no string compare.
+    std::vector<uint8_t> dtype_mask_;
 };
 
 // Whether a cost row's key matches an instruction, and how many key dimensions beyond engine
