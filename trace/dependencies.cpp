@@ -8,8 +8,7 @@
 // RegionIndex: each access visits only those filed where it lies, and derivation stays linear
 // in the trace length instead of scanning thousands of unrelated live readers per write.
 #include <algorithm>
-#include <map>
-#include <tuple>
+#include <unordered_map>
 
 #include "trace/region_index.h"
 #include "trace/trace.h"
@@ -17,58 +16,99 @@
 namespace bnsim {
 namespace {
 
-using BufferKey = std::tuple<uint8_t, uint8_t, uint32_t>;  // issuing core, space, buffer
-
-BufferKey key_of(uint8_t core, const Region& r) { return {core, uint8_t(r.space), r.buffer}; }
-
-// One index per buffer, cut along every boundary the trace's regions use in it.
-std::map<BufferKey, RegionIndex> make_indexes(const Trace& trace) {
-    std::map<BufferKey, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> cuts;
-    auto note = [&](uint8_t core, const Region& r) {
-        auto& c = cuts[key_of(core, r)];
-        c.first.push_back(r.row_lo);
-        c.first.push_back(r.row_hi);
-        c.second.push_back(r.byte_lo);
-        c.second.push_back(r.byte_hi);
-    };
-    for (const auto& ins : trace.instructions()) {
-        for (const auto& r : ins.reads()) note(ins.core, r);
-        for (const auto& w : ins.writes()) note(ins.core, w);
-    }
-    std::map<BufferKey, RegionIndex> out;
-    for (auto& [key, c] : cuts) out.emplace(key, RegionIndex(std::move(c.first), std::move(c.second)));
-    return out;
+// The buffer an access lies in, as the issuing core sees it: core, space, buffer.
+uint64_t key_of(uint8_t core, const Region& r) {
+    return uint64_t(core) << 40 | uint64_t(r.space) << 32 | uint64_t(r.buffer);
 }
+
+// Every access of the trace (each instruction's reads, then its writes, in program order) with
+// the index of the buffer it lies in, and one RegionIndex per buffer cut along every boundary
+// the trace's regions use in it. Numbering the buffers once here spares the main pass a keyed
+// lookup for each of the five times it touches an access's index.
+struct Buffers {
+    std::vector<uint32_t> slot;  // per access, in visiting order
+    std::vector<RegionIndex> index;
+
+    explicit Buffers(const Trace& trace) {
+        std::unordered_map<uint64_t, uint32_t> slot_of;
+        std::vector<std::vector<uint64_t>> row_cuts, byte_cuts;
+        uint64_t last_key = ~uint64_t(0);
+        uint32_t last_slot = 0;
+        auto note = [&](uint8_t core, const Region& r) {
+            const uint64_t key = key_of(core, r);
+            if (key != last_key) {  // most accesses fall in the same buffer (the core's SBUF)
+                const auto [it, fresh] = slot_of.emplace(key, uint32_t(row_cuts.size()));
+                if (fresh) {
+                    row_cuts.emplace_back();
+                    byte_cuts.emplace_back();
+                }
+                last_key = key;
+                last_slot = it->second;
+            }
+            slot.push_back(last_slot);
+            // Consecutive accesses to a buffer often share a boundary pair (a tile read by the
+            // instruction after the one that wrote it, every full-height SBUF region's
+            // partitions): noting a pair once spares RegionIndex sorting the repeats.
+            auto note_pair = [](std::vector<uint64_t>& cuts, uint64_t lo, uint64_t hi) {
+                const size_t n = cuts.size();
+                if (n >= 2 && cuts[n - 2] == lo && cuts[n - 1] == hi) return;
+                cuts.push_back(lo);
+                cuts.push_back(hi);
+            };
+            note_pair(row_cuts[last_slot], r.row_lo, r.row_hi);
+            note_pair(byte_cuts[last_slot], r.byte_lo, r.byte_hi);
+        };
+        for (const auto& ins : trace.instructions()) {
+            ins.for_each_read([&](const Region& r) { note(ins.core, r); });
+            ins.for_each_write([&](const Region& w) { note(ins.core, w); });
+        }
+        index.reserve(row_cuts.size());
+        for (size_t b = 0; b < row_cuts.size(); ++b) index.emplace_back(std::move(row_cuts[b]), std::move(byte_cuts[b]));
+    }
+};
 
 }  // namespace
 
 void derive_dependencies(Trace& trace) {
-    auto indexes = make_indexes(trace);
-    auto index_of = [&](uint8_t core, const Region& r) -> RegionIndex& { return indexes.at(key_of(core, r)); };
+    Buffers buffers(trace);
+    size_t next_access = 0;
+    // One instruction's accesses: region, its buffer's index and where it lies there (found
+    // once, used by the queries and the add). Reused from instruction to instruction.
+    struct Access {
+        Region region;
+        RegionIndex* index;
+        RegionIndex::Place where;
+    };
+    std::vector<Access> reads, writes;
+    auto locate = [&](const Region& r) {
+        RegionIndex* index = &buffers.index[buffers.slot[next_access++]];
+        return Access{r, index, index->place(r)};
+    };
     for (auto& ins : trace.instructions()) {
         ins.deps.clear();
-        const auto reads = ins.reads();
-        const auto writes = ins.writes();
+        reads.clear();
+        writes.clear();
+        ins.for_each_read([&](const Region& r) { reads.push_back(locate(r)); });
+        ins.for_each_write([&](const Region& w) { writes.push_back(locate(w)); });
         auto edge = [&](uint32_t from) {
             if (from != ins.id) ins.deps.push_back(from);
         };
         // Edges against the state before this instruction.
         for (const auto& r : reads)
-            index_of(ins.core, r).for_each_writer_candidate(r, [&](const RegionIndex::Access& a) {
-                if (a.region.overlaps(r)) edge(a.instr);  // RAW
+            r.index->for_each_writer_candidate(r.region, r.where, [&](const RegionIndex::Access& a) {
+                if (a.region.overlaps(r.region)) edge(a.instr);  // RAW
             });
         for (const auto& w : writes)
-            index_of(ins.core, w).for_each_candidate(w, [&](const RegionIndex::Access& a) {
-                if (a.region.overlaps(w)) edge(a.instr);  // WAW, WAR
+            w.index->for_each_candidate(w.region, w.where, [&](const RegionIndex::Access& a) {
+                if (a.region.overlaps(w.region)) edge(a.instr);  // WAW, WAR
             });
         // Then record this instruction's own accesses.
-        for (const auto& r : reads) index_of(ins.core, r).add(r, ins.id, false);
+        for (const auto& r : reads) r.index->add(r.region, r.where, ins.id, false);
         for (const auto& w : writes) {
-            auto& index = index_of(ins.core, w);
-            index.for_each_candidate(w, [&](RegionIndex::Access& a) {
-                if (a.instr != ins.id && w.covers(a.region)) a.live = false;
+            w.index->for_each_candidate(w.region, w.where, [&](RegionIndex::Access& a) {
+                if (a.instr != ins.id && w.region.covers(a.region)) a.live = false;
             });
-            index.add(w, ins.id, true);
+            w.index->add(w.region, w.where, ins.id, true);
         }
         std::sort(ins.deps.begin(), ins.deps.end());
         ins.deps.erase(std::unique(ins.deps.begin(), ins.deps.end()), ins.deps.end());

@@ -9,10 +9,6 @@ std::string nki_source_location(const std::string& function, const Tag& tag) {
     return s;
 }
 
-// The reduce registers are treated as one resource spanning every partition: any two
-// accumulating activations on a core are ordered, whatever partitions they use.
-constexpr uint32_t kAccRegRows = 128;
-
 const char* opcode_name(Opcode op) {
     switch (op) {
     case Opcode::DmaCopy: return "dma_copy";
@@ -100,19 +96,14 @@ Region acc_reg_region(uint8_t core, uint32_t partitions) {
 std::vector<Region> Instruction::reads() const {
     std::vector<Region> out;
     out.reserve(srcs.size() + 3);
-    for (const auto& s : srcs) out.push_back(s.region);
-    for (const auto& sc : scalar)
-        if (sc.column) out.push_back(sc.column->region);
-    if (accumulate == Accumulate::accumulate || (acc_readout && accumulate == Accumulate::none))
-        out.push_back(acc_reg_region(core, kAccRegRows));
+    for_each_read([&](const Region& r) { out.push_back(r); });
     return out;
 }
 
 std::vector<Region> Instruction::writes() const {
     std::vector<Region> out;
     out.reserve(dsts.size() + 1);
-    for (const auto& d : dsts) out.push_back(d.region);
-    if (accumulate != Accumulate::none) out.push_back(acc_reg_region(core, kAccRegRows));
+    for_each_write([&](const Region& r) { out.push_back(r); });
     return out;
 }
 

@@ -128,6 +128,12 @@ struct Instruction {
     // All regions read / written, including scalar columns and the ACT reduce registers.
     std::vector<Region> reads() const;
     std::vector<Region> writes() const;
+    // The same regions, in the same order, handed to f one by one: the dependency pass visits
+    // every instruction's accesses twice and need not build vectors for them.
+    template <typename F>
+    void for_each_read(F&& f) const;
+    template <typename F>
+    void for_each_write(F&& f) const;
     // The dtype the hardware computes in for cost purposes: bf16 when every tensor operand is
     // bf16 (the fast performance modes), fp32 otherwise.
     DType cost_dtype() const;
@@ -135,5 +141,24 @@ struct Instruction {
 
 // The region of ACT's reduce registers on a core, used as a pseudo-operand.
 Region acc_reg_region(uint8_t core, uint32_t partitions);
+
+// The reduce registers are treated as one resource spanning every partition: any two
+// accumulating activations on a core are ordered, whatever partitions they use.
+constexpr uint32_t kAccRegRows = 128;
+
+template <typename F>
+void Instruction::for_each_read(F&& f) const {
+    for (const auto& s : srcs) f(s.region);
+    for (const auto& sc : scalar)
+        if (sc.column) f(sc.column->region);
+    if (accumulate == Accumulate::accumulate || (acc_readout && accumulate == Accumulate::none))
+        f(acc_reg_region(core, kAccRegRows));
+}
+
+template <typename F>
+void Instruction::for_each_write(F&& f) const {
+    for (const auto& d : dsts) f(d.region);
+    if (accumulate != Accumulate::none) f(acc_reg_region(core, kAccRegRows));
+}
 
 }  // namespace bnsim

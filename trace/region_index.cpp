@@ -37,22 +37,23 @@ RegionIndex::RegionIndex(std::vector<uint64_t> row_cuts, std::vector<uint64_t> b
     }
 }
 
-RegionIndex::CellSpan RegionIndex::span_of(const Region& r) const {
-    CellSpan s;
+RegionIndex::Place RegionIndex::place(const Region& r) const {
+    Place s;
+    s.degenerate = is_degenerate(r);
+    if (s.degenerate) return s;
     rows_.span(r.row_lo, r.row_hi, s.r0, s.r1);
     bytes_.span(r.byte_lo, r.byte_hi, s.b0, s.b1);
     return s;
 }
 
-void RegionIndex::add(const Region& r, uint32_t instr, bool writer) {
+void RegionIndex::add(const Region& r, const Place& s, uint32_t instr, bool writer) {
     const uint32_t id = uint32_t(accesses_.size());
     accesses_.push_back({r, instr, writer, true, 0});
     const Kind kind = writer ? kWriters : kReaders;
-    if (is_degenerate(r)) {
+    if (s.degenerate) {
         degenerate_[kind].push_back(id);
         return;
     }
-    const CellSpan s = span_of(r);
     if (s.cells() > kWideCells) {
         wide_[kind].push_back(id);
         return;

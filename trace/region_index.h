@@ -38,15 +38,35 @@ public:
     // duplicates allowed). Regions with boundaries outside these still work, only slower.
     RegionIndex(std::vector<uint64_t> row_cuts, std::vector<uint64_t> byte_cuts);
 
-    void add(const Region& r, uint32_t instr, bool writer);
+    // Where a region lies in the grid: rows [r0, r1) x byte buckets [b0, b1), or degenerate
+    // (empty along an axis). Finding it costs two binary searches, so a caller that both
+    // queries and adds one region (the dependency pass: up to three calls per access) finds it
+    // once with place() and passes it along.
+    struct Place {
+        size_t r0 = 0, r1 = 0, b0 = 0, b1 = 0;
+        bool degenerate = true;
+        size_t cells() const { return (r1 - r0) * (b1 - b0); }
+    };
+    Place place(const Region& r) const;
+
+    void add(const Region& r, uint32_t instr, bool writer) { add(r, place(r), instr, writer); }
+    void add(const Region& r, const Place& where, uint32_t instr, bool writer);
 
     // Calls f(Access&) once for every live access that may overlap or be covered by `q`: a
     // superset of those that do. f may retire the access (set live = false).
     template <typename F>
-    void for_each_candidate(const Region& q, F&& f);
+    void for_each_candidate(const Region& q, F&& f) {
+        for_each_candidate(q, place(q), f);
+    }
+    template <typename F>
+    void for_each_candidate(const Region& q, const Place& where, F&& f);
     // The same over the live writers only.
     template <typename F>
-    void for_each_writer_candidate(const Region& q, F&& f);
+    void for_each_writer_candidate(const Region& q, F&& f) {
+        for_each_writer_candidate(q, place(q), f);
+    }
+    template <typename F>
+    void for_each_writer_candidate(const Region& q, const Place& where, F&& f);
 
     static constexpr size_t kMaxCells = size_t(1) << 16;
 
@@ -75,19 +95,13 @@ private:
     uint64_t query_ = 0;
 
     static bool is_degenerate(const Region& r) { return r.row_hi <= r.row_lo || r.byte_hi <= r.byte_lo; }
-    // The grid cells a non-degenerate region lies in: rows [r0, r1) x byte buckets [b0, b1).
-    struct CellSpan {
-        size_t r0 = 0, r1 = 0, b0 = 0, b1 = 0;
-        size_t cells() const { return (r1 - r0) * (b1 - b0); }
-    };
-    CellSpan span_of(const Region& r) const;
-    // Calls f(cell index) for every occupied grid cell of `kind` in the span.
+    // Calls f(cell index) for every occupied grid cell of `kind` in the place's span.
     template <typename F>
-    void for_each_occupied_cell(Kind kind, const CellSpan& s, F&& f);
-    // Visits the candidates of q (non-degenerate: lying in cells s) among the accesses of
-    // `kind`; the caller starts the query.
+    void for_each_occupied_cell(Kind kind, const Place& s, F&& f);
+    // Visits the candidates of a query lying at `s` among the accesses of `kind`; the caller
+    // starts the query.
     template <typename F>
-    void visit_kind(Kind kind, const Region& q, const CellSpan& s, F& f);
+    void visit_kind(Kind kind, const Place& s, F& f);
     // Visits a list, dropping retired ids as it goes.
     template <typename F>
     void visit(std::vector<uint32_t>& ids, F& f);
@@ -109,7 +123,7 @@ void RegionIndex::visit(std::vector<uint32_t>& ids, F& f) {
 }
 
 template <typename F>
-void RegionIndex::for_each_occupied_cell(Kind kind, const CellSpan& s, F&& f) {
+void RegionIndex::for_each_occupied_cell(Kind kind, const Place& s, F&& f) {
     const size_t nb = bytes_.buckets();
     const auto& bits = occupied_[kind];
     for (size_t i = s.r0; i < s.r1; ++i) {
@@ -130,7 +144,7 @@ void RegionIndex::for_each_occupied_cell(Kind kind, const CellSpan& s, F&& f) {
 }
 
 template <typename F>
-void RegionIndex::visit_kind(Kind kind, const Region& q, const CellSpan& s, F& f) {
+void RegionIndex::visit_kind(Kind kind, const Place& s, F& f) {
     visit(degenerate_[kind], f);
     visit(wide_[kind], f);
     auto& cells = cells_[kind];
@@ -138,7 +152,7 @@ void RegionIndex::visit_kind(Kind kind, const Region& q, const CellSpan& s, F& f
         visit(cells[c], f);
         if (cells[c].empty()) occupied_[kind][c >> 6] &= ~(uint64_t(1) << (c & 63));
     };
-    if (is_degenerate(q)) {
+    if (s.degenerate) {
         for (size_t c = 0; c < cells.size(); ++c) visit_cell(c);
         return;
     }
@@ -146,17 +160,16 @@ void RegionIndex::visit_kind(Kind kind, const Region& q, const CellSpan& s, F& f
 }
 
 template <typename F>
-void RegionIndex::for_each_candidate(const Region& q, F&& f) {
+void RegionIndex::for_each_candidate(const Region&, const Place& where, F&& f) {
     ++query_;
-    const CellSpan s = is_degenerate(q) ? CellSpan{} : span_of(q);
-    visit_kind(kReaders, q, s, f);
-    visit_kind(kWriters, q, s, f);
+    visit_kind(kReaders, where, f);
+    visit_kind(kWriters, where, f);
 }
 
 template <typename F>
-void RegionIndex::for_each_writer_candidate(const Region& q, F&& f) {
+void RegionIndex::for_each_writer_candidate(const Region&, const Place& where, F&& f) {
     ++query_;
-    visit_kind(kWriters, q, is_degenerate(q) ? CellSpan{} : span_of(q), f);
+    visit_kind(kWriters, where, f);
 }
 
 }  // namespace bnsim

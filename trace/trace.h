@@ -38,6 +38,9 @@ public:
 
     // Appends in program order; sets the id. Returns a reference valid until the next append.
     Instruction& append(Instruction ins);
+    // Room for n instructions: a generator that knows about how many it will append spares the
+    // trace its regrowth copies (only the pages it then fills are touched, so erring high is cheap).
+    void reserve(size_t n) { instrs_.reserve(n); }
     const std::vector<Instruction>& instructions() const { return instrs_; }
     std::vector<Instruction>& instructions() { return instrs_; }
     size_t size() const { return instrs_.size(); }

@@ -60,6 +60,7 @@ public:
         dsize_ = dtype_size(p_.dtype);
         add_tensors();
         for (const auto& cs : sh_.cores) layouts_.push_back(make_layout(cs));
+        T().reserve(instruction_bound());
         for (const auto& L : layouts_)
             if (!L.shard.empty()) emit_core(L);
         derive_dependencies(out_.trace);
@@ -394,6 +395,19 @@ private:
     }
 
     // ---- the program -------------------------------------------------------------------
+    // At least as many instructions as emit_core appends (per unit at most 11 in phase 1 and 5
+    // in phase 2; per channel tile at most 19 plus 7 per band of replication in the prologue,
+    // epilogue and coefficients), so the trace is allocated once.
+    size_t instruction_bound() const {
+        size_t n = 0;
+        for (const auto& L : layouts_) {
+            if (L.shard.empty()) continue;
+            const size_t tiles = size_t(std::max(0, L.shard.ct_hi - L.shard.ct_lo));
+            n += L.walk.size() * 16 + tiles * (19 + 7 * size_t(std::max(1, L.shard.rep)));
+        }
+        return n;
+    }
+
     void emit_core(const Layout& L) {
         const int total = int(L.walk.size());
         const int il = L.plan.interleave;
