@@ -58,6 +58,10 @@ void reject_duplicate_keys(const YAML::Node& root, const std::string& origin, bo
 }
 
 YAML::Node load_yaml_file(const std::string& path, const std::string& what) {
+    return parse_yaml_text(read_yaml_text(path, what), path, what);
+}
+
+std::string read_yaml_text(const std::string& path, const std::string& what) {
     const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) throw ConfigError(path + ": cannot open (" + std::strerror(errno) + "); expected " + what);
     struct stat st;
@@ -81,6 +85,10 @@ YAML::Node load_yaml_file(const std::string& path, const std::string& what) {
     }
     close(fd);
     text.resize(got);
+    return text;
+}
+
+YAML::Node parse_yaml_text(const std::string& text, const std::string& path, const std::string& what) {
     YAML::Node n;
     try {
         n = YAML::Load(text);

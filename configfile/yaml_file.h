@@ -16,6 +16,10 @@ constexpr uint64_t kMaxYamlBytes = uint64_t(1) << 20;
 // Throws ConfigError naming the file (and line:column for syntax errors and duplicate keys).
 // what says what the file should be, e.g. "a YAML run config".
 YAML::Node load_yaml_file(const std::string& path, const std::string& what);
+// The same in two steps, for a caller that keys a cache on the text: the file's text (the same
+// checks before reading), then the text parsed as the file at `path`.
+std::string read_yaml_text(const std::string& path, const std::string& what);
+YAML::Node parse_yaml_text(const std::string& text, const std::string& path, const std::string& what);
 
 // Throws ConfigError if a mapping anywhere in the tree has a key twice; origin prefixes the
 // message and, when it is a file, the line:column of the second occurrence follows it.

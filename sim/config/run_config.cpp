@@ -1,7 +1,9 @@
 #include "sim/config/run_config.h"
 
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
 #include "configfile/config_node.h"
 #include "configfile/yaml_file.h"
@@ -9,6 +11,64 @@
 #include "sim/config/hw_config_loader.h"
 
 namespace bnsim {
+
+namespace {
+
+// A hardware preset as load_run_config derives it: the parsed parameters and the canonical JSON
+// of the preset's tree after the --set hardware.* overrides.
+struct LoadedHw {
+    HwConfig hw;
+    std::string canonical;
+};
+
+// The presets this process has already parsed, keyed by file, text and overrides. A sweep checks
+// every point's config before running any and each forked point loads its own again, and
+// sensitivity and compare load one config per point: the same ~19 KB preset each time, whose
+// parse is most of a config load. The result is a pure function of the key, so reusing a success
+// is exact; failures are not kept (they are reported as always). The most recent few are kept, so
+// a fit trying thousands of hardware values does not grow it. Threads (sensitivity, compare) share it.
+class LoadedHwCache {
+public:
+    bool find(const std::string& key, LoadedHw& out) {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const auto& [k, v] : entries_)
+            if (k == key) {
+                out = v;
+                return true;
+            }
+        return false;
+    }
+    void add(std::string key, const LoadedHw& v) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (entries_.size() >= kKept) entries_.pop_front();
+        entries_.emplace_back(std::move(key), v);
+    }
+
+private:
+    static constexpr size_t kKept = 8;
+    std::mutex mu_;
+    std::deque<std::pair<std::string, LoadedHw>> entries_;
+};
+
+LoadedHwCache& loaded_hw_cache() {
+    static LoadedHwCache cache;
+    return cache;
+}
+
+std::string loaded_hw_key(const std::string& file, const std::string& text, const Overrides& overrides) {
+    std::string key = file;
+    key += '\0';
+    key += text;
+    for (const auto& [k, v] : overrides) {
+        key += '\0';
+        key += k;
+        key += '=';
+        key += v;
+    }
+    return key;
+}
+
+}  // namespace
 
 KernelTarget RunConfig::target() const {
     KernelTarget t;
@@ -64,18 +124,35 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
     // Hardware preset, then its overrides.
     const std::string hw_name = top.text("hardware", "trn2");
     cfg.hw_file = resolve_hw_path(hw_name, path);
-    YAML::Node hw_root;
-    try {
-        hw_root = load_yaml_file(cfg.hw_file, "a YAML hardware preset");
-    } catch (const ConfigError& e) {
+    const char* hw_what = "a YAML hardware preset";
+    auto hw_failed = [&](const ConfigError& e) {
         top.fail_at(top.node()["hardware"], "hardware",
                     std::string("preset '") + hw_name + "' could not be loaded: " + e.what());
+    };
+    std::string hw_text;
+    try {
+        hw_text = read_yaml_text(cfg.hw_file, hw_what);
+    } catch (const ConfigError& e) {
+        hw_failed(e);
     }
-    auto hw_src = std::make_shared<ConfigSource>();
-    hw_src->file = cfg.hw_file;
-    apply_hw_overrides(hw_root, hw_overrides, *hw_src);
-    ConfigNode hw(hw_root, "hardware", hw_src);
-    cfg.hw = parse_hw_config(hw);
+    const std::string hw_key = loaded_hw_key(cfg.hw_file, hw_text, hw_overrides);
+    LoadedHw loaded;
+    if (!loaded_hw_cache().find(hw_key, loaded)) {
+        YAML::Node hw_root;
+        try {
+            hw_root = parse_yaml_text(hw_text, cfg.hw_file, hw_what);
+        } catch (const ConfigError& e) {
+            hw_failed(e);
+        }
+        auto hw_src = std::make_shared<ConfigSource>();
+        hw_src->file = cfg.hw_file;
+        apply_hw_overrides(hw_root, hw_overrides, *hw_src);
+        ConfigNode hw(hw_root, "hardware", hw_src);
+        loaded.hw = parse_hw_config(hw);
+        loaded.canonical = canonical_json(hw_root);
+        loaded_hw_cache().add(hw_key, loaded);
+    }
+    cfg.hw = std::move(loaded.hw);
 
     cfg.lnc = int(top.integer("lnc", 1, 2, 1));
     cfg.schedule = top.choice("schedule", {"list", "program_order"}, "list") == "list"
@@ -86,7 +163,7 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
     cfg.kernel_params = cfg.entry->parse(top, cfg.target());
     cfg.numerics = parse_numerics_config(top, *cfg.entry, cfg.kernel_params);
     top.finish();
-    cfg.resolved_json = "{\"config\":" + canonical_json(root) + ",\"hardware\":" + canonical_json(hw_root) + "}";
+    cfg.resolved_json = "{\"config\":" + canonical_json(root) + ",\"hardware\":" + loaded.canonical + "}";
     return cfg;
 }
 
