@@ -4,6 +4,7 @@
 #include "sim/simulate.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include <systemc>
@@ -76,15 +77,16 @@ static void check_trace_fits_hardware(const HwConfig& hw, const Trace& trace) {
 
 // DMA queues: busy = the union of [first descriptor start, last descriptor landed] of their DMAs.
 void add_dma_queue_units(const Trace& trace, SimResult& res) {
-    std::map<std::string, std::vector<std::pair<double, double>>> queue_spans;
+    // Grouped by (core, queue) first: the unit's name is built once per queue, not per DMA.
+    std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> queue_spans;
     for (const auto& in : trace.instructions()) {
         if (!in.is_dma()) continue;
         const auto& t = res.timing[in.id];
-        queue_spans["core" + std::to_string(in.core) + ".dma.q" + std::to_string(in.dma.queue)].push_back(
-            {t.start_ns, t.data_end_ns});
+        queue_spans[{in.core, in.dma.queue}].push_back({t.start_ns, t.data_end_ns});
     }
-    for (const auto& [name, spans] : queue_spans)
-        res.units[name] = UnitStats{interval_union_length(spans), uint64_t(spans.size())};
+    for (const auto& [queue, spans] : queue_spans)
+        res.units["core" + std::to_string(queue.first) + ".dma.q" + std::to_string(queue.second)] =
+            UnitStats{interval_union_length(spans), uint64_t(spans.size())};
 }
 
 SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opts) {

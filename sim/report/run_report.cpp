@@ -5,9 +5,11 @@
 #include <array>
 #include <cmath>
 #include <iomanip>
+#include <map>
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "models/cost_model.h"
 #include "models/dma_lifecycle.h"
@@ -164,28 +166,42 @@ bool dma_fixed_dominates(const Bounds& b, const HwConfig& hw, std::string& why) 
 // published figures: a compute instruction's whole time when its cost row is an estimate; a
 // DMA or sendrecv trigger's time when dma.trigger_cycles is one (and software descriptor
 // generation when dma.sw_dge_issue_ns is).
-double estimated_engine_ns(const CostModel& cost, const Instruction& in) {
-    const HwConfig& hw = cost.hw();
-    auto estimate = [&](const char* name) {
-        const auto it = hw.provenance.find(name);
-        return it != hw.provenance.end() && it->second.estimate;
-    };
+struct EstimatedTriggers {
+    bool trigger_cycles = false, sw_dge_issue = false;  // dma.trigger_cycles, dma.sw_dge_issue_ns
+    explicit EstimatedTriggers(const HwConfig& hw) {
+        auto estimate = [&](const char* name) {
+            const auto it = hw.provenance.find(name);
+            return it != hw.provenance.end() && it->second.estimate;
+        };
+        trigger_cycles = estimate("dma.trigger_cycles");
+        sw_dge_issue = estimate("dma.sw_dge_issue_ns");
+    }
+};
+
+double estimated_engine_ns(const CostModel& cost, const EstimatedTriggers& est, const Instruction& in) {
     if (in.is_dma() || in.opcode == Opcode::SendRecv) {
         const double total = cost.engine_ns(in);
-        const double trigger = cost.cycles_to_ns(in.engine, hw.dma.trigger_cycles);
-        return (estimate("dma.trigger_cycles") ? trigger : 0) +
-               (estimate("dma.sw_dge_issue_ns") ? total - trigger : 0);
+        const double trigger = cost.cycles_to_ns(in.engine, cost.hw().dma.trigger_cycles);
+        return (est.trigger_cycles ? trigger : 0) + (est.sw_dge_issue ? total - trigger : 0);
     }
     return cost.entry(in).estimate ? cost.engine_ns(in) : 0;
 }
 
-std::string queue_roles(const Trace& trace, int core, int queue) {
-    std::set<std::string> roles;
+// Per core and queue, the roles of the DMAs on it ("load dy, load x"), sorted and distinct.
+// Tags point at the kernel's static strings, so they are gathered as views, in one pass.
+std::map<std::pair<int, int>, std::string> queue_roles(const Trace& trace) {
+    std::map<std::pair<int, int>, std::set<std::string_view>> roles;
     for (const auto& in : trace.instructions())
-        if (in.is_dma() && in.core == core && in.dma.queue == queue) roles.insert(in.tag.what);
-    std::string s;
-    for (const auto& r : roles) s += (s.empty() ? "" : ", ") + r;
-    return s;
+        if (in.is_dma()) roles[{in.core, in.dma.queue}].insert(in.tag.what);
+    std::map<std::pair<int, int>, std::string> out;
+    for (const auto& [queue, names] : roles) {
+        std::string& s = out[queue];
+        for (const auto& r : names) {
+            if (!s.empty()) s += ", ";
+            s += r;
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -254,8 +270,9 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
     std::vector<std::array<double, kNumEngines>> estimated(size_t(std::max(1, trace.num_cores))), own = estimated;
     for (auto& a : estimated) a.fill(0.0);
     for (auto& a : own) a.fill(0.0);
+    const EstimatedTriggers estimated_triggers(cfg.hw);
     for (const auto& in : trace.instructions()) {
-        estimated[in.core][size_t(in.engine)] += estimated_engine_ns(cost, in);
+        estimated[in.core][size_t(in.engine)] += estimated_engine_ns(cost, estimated_triggers, in);
         own[in.core][size_t(in.engine)] += cost.engine_ns(in);
     }
     const auto table = cfg.hw.provenance.find("act.table_switch_ns");
@@ -293,6 +310,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
 
     // DMA queues.
     json queues = json::object();
+    const auto roles = queue_roles(trace);
     for (int c = 0; c < trace.num_cores; ++c)
         for (int q = 0; q < cfg.hw.dma.queues_per_engine; ++q) {
             auto it = r.units.find("core" + std::to_string(c) + ".dma.q" + std::to_string(q));
@@ -300,7 +318,8 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
             json qj;
             qj["core"] = c;
             qj["queue"] = q;
-            qj["roles"] = queue_roles(trace, c, q);
+            const auto role = roles.find({c, q});
+            qj["roles"] = role == roles.end() ? std::string() : role->second;
             qj["dmas"] = it->second.instructions;
             qj["busy_ns"] = ps(it->second.busy_ns);
             qj["utilization"] = std::round(it->second.busy_ns / kn * 10000) / 10000;
