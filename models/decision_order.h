@@ -49,8 +49,34 @@ public:
     void set(size_t e, Ticks t) { replay(e, t, e); }
     // Engine e decided at time(e); its next decision is at `next`, a further round if the same.
     void decided(size_t e, Ticks next) {
-        const uint64_t o = order_[leaves_ + e];
-        replay(e, next, next == time(e) ? o + (uint64_t(1) << 32) : e);
+        replay(e, next, next == time(e) ? order_[leaves_ + e] + (uint64_t(1) << 32) : e);
+    }
+
+    // Decides first() and the engines after it due at the same instant in the same round, in
+    // engine order (each is next once the one before has decided: no key falls between theirs),
+    // `decide(e)` returning e's next time; then replays their paths together. Engines in step
+    // (the same descriptors from the same instant) so cost a node per decision, not a path.
+    template <class Decide>
+    void decide_run(Decide&& decide) {
+        const size_t lo = first();
+        const Ticks t = time_[leaves_ + lo];
+        const uint64_t round = order_[leaves_ + lo] >> 32;
+        size_t e = lo;
+        for (;;) {
+            const Ticks next = decide(e);
+            const size_t k = leaves_ + e;
+            if (e + 1 >= engines_ || time_[k + 1] != t || order_[k + 1] >> 32 != round) {
+                if (e == lo) {  // a run of one, as out-of-step engines are: its path alone
+                    replay(e, next, next == t ? order_[k] + (uint64_t(1) << 32) : e);
+                    return;
+                }
+                stage(e, next);
+                break;
+            }
+            stage(e, next);
+            ++e;
+        }
+        replay_range(lo, e);
     }
 
 private:
@@ -73,6 +99,21 @@ private:
             time_[k / 2] = t;
             order_[k / 2] = o;
         }
+    }
+    // Leaf e's new time after deciding at its current one (not yet replayed).
+    void stage(size_t e, Ticks next) {
+        const size_t k = leaves_ + e;
+        order_[k] = next == time_[k] ? order_[k] + (uint64_t(1) << 32) : e;
+        time_[k] = next;
+    }
+    // Recomputes every node above leaves lo..hi, level by level.
+    void replay_range(size_t lo, size_t hi) {
+        for (size_t a = (leaves_ + lo) / 2, b = (leaves_ + hi) / 2; a >= 1; a /= 2, b /= 2)
+            for (size_t k = a; k <= b; ++k) {
+                const size_t w = goes_first(2 * k + 1, 2 * k) ? 2 * k + 1 : 2 * k;
+                time_[k] = time_[w];
+                order_[k] = order_[w];
+            }
     }
 
     size_t engines_ = 0, leaves_ = 0;

@@ -47,13 +47,14 @@ void DmaScheduler::advance() {
     horizon_ = sc_core::sc_time_stamp().value() + lead_;
     for (;;) {
         const Ticks t = order_.first_time();
-        const size_t e = order_.first();
         if (t >= horizon_) {
             if (t != kNever) arm(t);
             return;
         }
-        engines_[e]->decide();
-        order_.decided(e, engines_[e]->next());
+        order_.decide_run([this](size_t e) {
+            engines_[e]->decide();
+            return engines_[e]->next();
+        });
     }
 }
 

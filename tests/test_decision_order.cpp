@@ -83,3 +83,42 @@ TEST_CASE("DMA decision order: an engine made due later by a push takes its plac
     CHECK(order.first() == 0);
     CHECK(order.first_time() == 70);
 }
+
+TEST_CASE("DMA decision order: deciding engines in step as a run keeps the scan's order") {
+    for (size_t engines : {1u, 3u, 16u, 32u}) {
+        for (uint64_t seed = 1; seed <= 20; ++seed) {
+            INFO("engines " << engines << " seed " << seed);
+            std::mt19937_64 rng_scan(seed), rng_tree(seed);
+            std::vector<Ticks> next(engines, 0);  // all in step at 0
+            DecisionOrder order;
+            for (size_t e = 0; e < engines; ++e) order.add();
+            for (size_t e = 0; e < engines; ++e) order.set(e, 0);
+            // Engines step alike most of the time (a common step), so runs form.
+            auto lockstep = [](std::mt19937_64& rng, Ticks t) -> Ticks {
+                const uint64_t r = rng() % 16;
+                if (r == 0) return t;
+                if (r == 1) return t + 7;
+                return t + 100;
+            };
+            const Ticks horizon = 20000;
+            std::vector<std::pair<size_t, Ticks>> by_scan, by_tree;
+            for (;;) {
+                const Ticks t = *std::min_element(next.begin(), next.end());
+                if (t >= horizon) break;
+                for (size_t e = 0; e < engines; ++e)
+                    if (next[e] == t) {
+                        by_scan.emplace_back(e, t);
+                        next[e] = lockstep(rng_scan, t);
+                    }
+            }
+            while (order.first_time() < horizon)
+                order.decide_run([&](size_t e) {
+                    const Ticks t = order.time(e);
+                    by_tree.emplace_back(e, t);
+                    return lockstep(rng_tree, t);
+                });
+            REQUIRE(by_tree.size() == by_scan.size());
+            CHECK(by_tree == by_scan);
+        }
+    }
+}
