@@ -18,21 +18,23 @@ Sbuf::Sbuf(sc_core::sc_module_name name, const SbufParams& p, const Trace& trace
                                      " B buffer");
         if (r.byte_hi > peak_) peak_ = r.byte_hi;
     };
+    // Visited in place (no reads()/writes() vectors): this runs over the whole trace per core.
     for (const auto& in : trace.instructions()) {
         if (in.core != core_) continue;
-        for (const auto& r : in.reads()) check(in, r);
-        for (const auto& r : in.writes()) check(in, r);
+        in.for_each_read([&](const Region& r) { check(in, r); });
+        in.for_each_write([&](const Region& r) { check(in, r); });
     }
 }
 
 uint64_t sbuf_highest_byte(const Trace& trace, uint8_t core) {
     uint64_t peak = 0;
+    auto note = [&](const Region& r) {
+        if (r.space == Space::Sbuf && r.core == core) peak = std::max<uint64_t>(peak, r.byte_hi);
+    };
     for (const auto& in : trace.instructions()) {
         if (in.core != core) continue;
-        for (const auto& r : in.reads())
-            if (r.space == Space::Sbuf && r.core == core) peak = std::max<uint64_t>(peak, r.byte_hi);
-        for (const auto& r : in.writes())
-            if (r.space == Space::Sbuf && r.core == core) peak = std::max<uint64_t>(peak, r.byte_hi);
+        in.for_each_read(note);
+        in.for_each_write(note);
     }
     return peak;
 }

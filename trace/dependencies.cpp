@@ -80,18 +80,21 @@ void derive_dependencies(Trace& trace) {
         RegionIndex::Place where;
     };
     std::vector<Access> reads, writes;
+    // The instruction's edges, sorted and made unique here before deps gets them in one
+    // allocation (growing deps edge by edge reallocated several times per instruction).
+    std::vector<uint32_t> edges;
     auto locate = [&](const Region& r) {
         RegionIndex* index = &buffers.index[buffers.slot[next_access++]];
         return Access{r, index, index->place(r)};
     };
     for (auto& ins : trace.instructions()) {
-        ins.deps.clear();
+        edges.clear();
         reads.clear();
         writes.clear();
         ins.for_each_read([&](const Region& r) { reads.push_back(locate(r)); });
         ins.for_each_write([&](const Region& w) { writes.push_back(locate(w)); });
         auto edge = [&](uint32_t from) {
-            if (from != ins.id) ins.deps.push_back(from);
+            if (from != ins.id) edges.push_back(from);
         };
         // Edges against the state before this instruction.
         for (const auto& r : reads)
@@ -110,8 +113,9 @@ void derive_dependencies(Trace& trace) {
             });
             w.index->add(w.region, w.where, ins.id, true);
         }
-        std::sort(ins.deps.begin(), ins.deps.end());
-        ins.deps.erase(std::unique(ins.deps.begin(), ins.deps.end()), ins.deps.end());
+        std::sort(edges.begin(), edges.end());
+        edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+        ins.deps.assign(edges.begin(), edges.end());
     }
 }
 

@@ -4,7 +4,12 @@
 
 namespace bnsim {
 
-void RegionIndex::Axis::span(uint64_t lo, uint64_t hi, size_t& first, size_t& last) const {
+void RegionIndex::Axis::span(uint64_t lo, uint64_t hi, size_t& first, size_t& last) {
+    if (memo_set && lo == memo_lo && hi == memo_hi) {
+        first = memo_first;
+        last = memo_last;
+        return;
+    }
     const size_t nb = buckets();
     auto bucket = [&](uint64_t x) {
         const size_t above = size_t(std::upper_bound(cuts.begin(), cuts.end(), x) - cuts.begin());
@@ -12,9 +17,15 @@ void RegionIndex::Axis::span(uint64_t lo, uint64_t hi, size_t& first, size_t& la
     };
     first = bucket(lo);
     last = bucket(hi - 1) + 1;
+    memo_set = true;
+    memo_lo = lo;
+    memo_hi = hi;
+    memo_first = first;
+    memo_last = last;
 }
 
 void RegionIndex::Axis::coarsen() {
+    memo_set = false;
     std::vector<uint64_t> kept;
     for (size_t i = 0; i < cuts.size(); i += 2) kept.push_back(cuts[i]);
     if (kept.back() != cuts.back()) kept.push_back(cuts.back());
@@ -37,7 +48,7 @@ RegionIndex::RegionIndex(std::vector<uint64_t> row_cuts, std::vector<uint64_t> b
     }
 }
 
-RegionIndex::Place RegionIndex::place(const Region& r) const {
+RegionIndex::Place RegionIndex::place(const Region& r) {
     Place s;
     s.degenerate = is_degenerate(r);
     if (s.degenerate) return s;

@@ -47,7 +47,8 @@ public:
         bool degenerate = true;
         size_t cells() const { return (r1 - r0) * (b1 - b0); }
     };
-    Place place(const Region& r) const;
+    // Not thread-safe: each axis remembers its last answer (an index belongs to one pass).
+    Place place(const Region& r);
 
     void add(const Region& r, uint32_t instr, bool writer) { add(r, place(r), instr, writer); }
     void add(const Region& r, const Place& where, uint32_t instr, bool writer);
@@ -75,8 +76,15 @@ private:
         std::vector<uint64_t> cuts;  // sorted, unique; bucket i = [cuts[i], cuts[i+1])
         size_t buckets() const { return cuts.size() < 2 ? 1 : cuts.size() - 1; }
         // Buckets [first, last) holding some of [lo, hi); lo < hi.
-        void span(uint64_t lo, uint64_t hi, size_t& first, size_t& last) const;
+        void span(uint64_t lo, uint64_t hi, size_t& first, size_t& last);
         void coarsen();  // merges neighbouring buckets pairwise
+        // The last span asked for and its answer: consecutive accesses often lie on the same
+        // rows or bytes (a full-height SBUF tile, the tile the previous instruction wrote), and
+        // the answer is two binary searches over up to thousands of cuts. Only span() sets it,
+        // after the cuts are final.
+        bool memo_set = false;
+        uint64_t memo_lo = 0, memo_hi = 0;
+        size_t memo_first = 0, memo_last = 0;
     };
 
     Axis rows_, bytes_;
