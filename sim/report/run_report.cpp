@@ -42,50 +42,86 @@ std::vector<DmaPlan> dma_plans(const Trace& trace, const DmaLifecycle& rule) {
     return plans;
 }
 
-Bounds compute_bounds(const Trace& trace, const CostModel& cost, const std::vector<DmaPlan>& plans,
-                      int phase /* -1: all */) {
-    const HwConfig& hw = cost.hw();
-    const int nc = std::max(1, trace.num_cores);
-    std::vector<std::array<double, kNumEngines>> eng(static_cast<size_t>(nc));
-    for (auto& a : eng) a.fill(0.0);
-    std::vector<double> dma(size_t(nc), 0), plateau(size_t(nc), 0), dge(size_t(nc), 0), queue_win(size_t(nc), 0);
+// The bounds of one set of instructions, added one at a time in program order.
+class BoundsSum {
+public:
+    BoundsSum(const HwConfig& hw, int num_cores)
+        : hw_(hw), rule_(hw), nc_(std::max(1, num_cores)), eng_(size_t(nc_)), dma_(size_t(nc_), 0),
+          plateau_(size_t(nc_), 0), dge_(size_t(nc_), 0), queue_win_(size_t(nc_), 0),
+          engines_(size_t(hw.dma.engines_per_core)), queues_(size_t(hw.dma.queues_per_engine)),
+          spans_(size_t(nc_) * engines_ * queues_) {
+        for (auto& a : eng_) a.fill(0.0);
+    }
+
+    // `engine_ns`: the instruction's cost-model engine time; `plan`: its DMA plan (DMAs only).
+    void add(const Instruction& in, double engine_ns, const DmaPlan& plan) {
+        eng_[in.core][size_t(in.engine)] += engine_ns;
+        if (!in.is_dma()) return;
+        const DmaRowShape& sh = plan.shape;
+        for (const auto& t : plan.trains) {
+            dma_[in.core] += t.work_ns;
+            QueueSpan& q = spans_[(size_t(in.core) * engines_ + t.engine) * queues_ + in.dma.queue];
+            if (q.last > 0) q.occupied += rule_.queue_occupancy_ns(q.last);
+            q.last = t.work_ns;
+            queue_win_[in.core] = std::max(queue_win_[in.core], q.occupied + q.last);
+        }
+        plateau_[in.core] += double(sh.rows) * sh.desc_bytes / hw_.dma.engine_bandwidth_gbps;
+        if (in.dma.dge == DgeMode::hardware) dge_[in.core] += hw_.dma.issue_ns;
+        ++b_.dmas;
+        b_.descriptors += sh.rows;
+        b_.desc_bytes += uint64_t(sh.rows) * sh.desc_bytes;
+        b_.hbm_bytes += uint64_t(sh.rows) * sh.hbm_bytes;
+    }
+
+    Bounds result() const {
+        Bounds b = b_;
+        for (int c = 0; c < nc_; ++c) {
+            for (int e = 0; e < kNumEngines; ++e) b.engine[e] = std::max(b.engine[e], eng_[size_t(c)][size_t(e)]);
+            b.dma_ns = std::max({b.dma_ns, dma_[size_t(c)] / hw_.dma.engines_per_core, queue_win_[size_t(c)]});
+            b.dma_plateau_ns = std::max(b.dma_plateau_ns, plateau_[size_t(c)] / hw_.dma.engines_per_core);
+            b.dge_ns = std::max(b.dge_ns, dge_[size_t(c)] / hw_.dma.hw_dge_units);
+        }
+        b.hbm_ns = double(b.hbm_bytes) / hw_.hbm.bandwidth_gbps;
+        return b;
+    }
+
+private:
     // Per (core, engine, queue): the queue's DMAs start at least their occupancy apart, so the
     // queue's window is at least the earlier DMAs' occupancies plus the last DMA's work.
     struct QueueSpan {
         double occupied = 0, last = 0;
     };
-    const size_t engines = size_t(hw.dma.engines_per_core), queues = size_t(hw.dma.queues_per_engine);
-    std::vector<QueueSpan> spans(size_t(nc) * engines * queues);  // [core][engine][queue]
-    const DmaLifecycle rule(hw);
-    Bounds b;
+    const HwConfig& hw_;
+    const DmaLifecycle rule_;
+    int nc_;
+    std::vector<std::array<double, kNumEngines>> eng_;  // summed cost-model time per core
+    std::vector<double> dma_, plateau_, dge_, queue_win_;
+    size_t engines_, queues_;
+    std::vector<QueueSpan> spans_;  // [core][engine][queue]
+    Bounds b_;
+};
+
+// The bounds of every phase and of the whole kernel, in one pass over the trace: each
+// instruction's engine time is priced once and added to its phase's sum and the kernel's (the
+// sums see the same instructions in the same order as one pass per phase would).
+struct KernelBounds {
+    std::map<int, Bounds> phase;
+    Bounds all;
+};
+KernelBounds compute_bounds(const Trace& trace, const CostModel& cost, const std::vector<DmaPlan>& plans) {
+    std::map<int, BoundsSum> phase;
+    BoundsSum all(cost.hw(), trace.num_cores);
     for (const auto& in : trace.instructions()) {
-        if (phase >= 0 && in.tag.phase != phase) continue;
-        eng[in.core][size_t(in.engine)] += cost.engine_ns(in);
-        if (!in.is_dma()) continue;
-        const DmaPlan& plan = plans[in.id];
-        const DmaRowShape& sh = plan.shape;
-        for (const auto& t : plan.trains) {
-            dma[in.core] += t.work_ns;
-            QueueSpan& q = spans[(size_t(in.core) * engines + t.engine) * queues + in.dma.queue];
-            if (q.last > 0) q.occupied += rule.queue_occupancy_ns(q.last);
-            q.last = t.work_ns;
-            queue_win[in.core] = std::max(queue_win[in.core], q.occupied + q.last);
-        }
-        plateau[in.core] += double(sh.rows) * sh.desc_bytes / hw.dma.engine_bandwidth_gbps;
-        if (in.dma.dge == DgeMode::hardware) dge[in.core] += hw.dma.issue_ns;
-        ++b.dmas;
-        b.descriptors += sh.rows;
-        b.desc_bytes += uint64_t(sh.rows) * sh.desc_bytes;
-        b.hbm_bytes += uint64_t(sh.rows) * sh.hbm_bytes;
+        const double ns = cost.engine_ns(in);
+        auto it = phase.find(in.tag.phase);
+        if (it == phase.end()) it = phase.emplace(in.tag.phase, BoundsSum(cost.hw(), trace.num_cores)).first;
+        it->second.add(in, ns, plans[in.id]);
+        all.add(in, ns, plans[in.id]);
     }
-    for (int c = 0; c < nc; ++c) {
-        for (int e = 0; e < kNumEngines; ++e) b.engine[e] = std::max(b.engine[e], eng[size_t(c)][size_t(e)]);
-        b.dma_ns = std::max({b.dma_ns, dma[size_t(c)] / hw.dma.engines_per_core, queue_win[size_t(c)]});
-        b.dma_plateau_ns = std::max(b.dma_plateau_ns, plateau[size_t(c)] / hw.dma.engines_per_core);
-        b.dge_ns = std::max(b.dge_ns, dge[size_t(c)] / hw.dma.hw_dge_units);
-    }
-    b.hbm_ns = double(b.hbm_bytes) / hw.hbm.bandwidth_gbps;
-    return b;
+    KernelBounds out;
+    for (const auto& [p, sum] : phase) out.phase.emplace(p, sum.result());
+    out.all = all.result();
+    return out;
 }
 
 std::string unit_label(const std::string& k) {
@@ -231,6 +267,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
     // scheduler prefetches phase 2's first loads while phase 1 computes), so the bound check
     // uses the part after the previous phase ended.
     json phases = json::array();
+    const KernelBounds bounds = compute_bounds(trace, cost, plans);
     double prev_end = 0;
     for (int p : phase_ids) {
         double s = 1e300, e = 0;
@@ -239,7 +276,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
                 s = std::min(s, r.timing[in.id].start_ns);
                 e = std::max(e, r.timing[in.id].end_ns);
             }
-        const Bounds b = compute_bounds(trace, cost, plans, p);
+        const Bounds& b = bounds.phase.at(p);
         const double own_start = std::min(e, std::max(s, prev_end));
         prev_end = std::max(prev_end, e);
         json ph;
@@ -366,7 +403,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
         j["link"] = {{"transfers", it->second.instructions}, {"busy_ns", ps(it->second.busy_ns)}};
 
     // Whole-kernel lower bounds.
-    const Bounds all = compute_bounds(trace, cost, plans, -1);
+    const Bounds& all = bounds.all;
     json bj = bounds_json(all);
     std::string summary;
     bj["binding"] = binding_json(all, r.kernel_ns, summary);
