@@ -130,11 +130,6 @@ double CostModel::engine_ns(const Instruction& ins, EngineState& state) const {
     return ns;
 }
 
-double CostModel::semaphore_ns(const Instruction& producer, const Instruction& consumer) const {
-    if (producer.is_dma() || producer.opcode == Opcode::SendRecv || producer.engine == consumer.engine) return 0;
-    return hw_.semaphore.latency_ns;
-}
-
 bool CostModel::sendrecv_uses_gpsimd_path(const Instruction& ins) const {
     return ins.free_elems <= hw_.link.gpsimd_path_max_free_elems;
 }

@@ -58,7 +58,11 @@ public:
     // How long after `producer` finishes its result reaches `consumer` (a dependency):
     // semaphore.latency_ns when the producer is an engine instruction (not a DMA, whose
     // completion semaphore the DMA lifecycle prices, nor a sendrecv) on another engine; else 0.
-    double semaphore_ns(const Instruction& producer, const Instruction& consumer) const;
+    // Inline: the list scheduler asks once per dependency edge.
+    double semaphore_ns(const Instruction& producer, const Instruction& consumer) const {
+        if (producer.is_dma() || producer.opcode == Opcode::SendRecv || producer.engine == consumer.engine) return 0;
+        return hw_.semaphore.latency_ns;
+    }
 
     // Transfer time of a sendrecv once both sides are ready (latency + bytes / bandwidth of the
     // path the transfer takes).

@@ -47,14 +47,12 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
         }
         end = std::max(end, t.end_ns);
     }
-    // Busy time in each engine's execution order, so state-dependent costs (ACT table switches)
-    // count as the scheduler charged them.
+    // Busy time summed in each engine's execution order from what the scheduler charged each
+    // instruction, state-dependent costs (ACT table switches) included.
     for (int c = 0; c < trace.num_cores; ++c)
-        for (Engine e : kAllEngines) {
-            CostModel::EngineState state;
+        for (Engine e : kAllEngines)
             for (uint32_t id : sched.cores[size_t(c)][size_t(e)])
-                engines[size_t(c)][size_t(e)].busy_ns += cost.engine_ns(trace.instructions()[id], state);
-        }
+                engines[size_t(c)][size_t(e)].busy_ns += sched.est_occupy[id];
     res.kernel_ns = end;
     res.latency_ns = end + hw.launch.fixed_ns;
     for (int c = 0; c < trace.num_cores; ++c) {

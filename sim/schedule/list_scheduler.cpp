@@ -97,7 +97,11 @@ struct CoreScheduler {
             if (best < 0) {  // a dependency cycle: nothing is ready; leave it to the simulator to report
                 out.stuck = true;
                 for (uint32_t id : mine)
-                    if (!done[id]) streams[size_t(ins[id].engine)].push_back(id);
+                    if (!done[id]) {
+                        const size_t e = size_t(ins[id].engine);
+                        streams[e].push_back(id);
+                        out.est_occupy[id] = cost.engine_ns(ins[id], state[e]);
+                    }
                 return;
             }
             EngineQ& eq = q[size_t(best)];
@@ -111,6 +115,7 @@ struct CoreScheduler {
             const double start = best_t;
             const double occupy = cost.engine_ns(in, state[size_t(best)]);
             out.est_head[id] = eq.free_at;
+            out.est_occupy[id] = occupy;
             if (start > eq.free_at && last_dep[id] >= 0) out.est_waited_on[id] = last_dep[id];
             eq.free_at = start + occupy;
             double result = start + occupy;
@@ -145,6 +150,7 @@ Schedule schedule_list(const Trace& trace, const CostModel& cost) {
     s.est_start.assign(trace.size(), 0.0);
     s.est_end.assign(trace.size(), 0.0);
     s.est_head.assign(trace.size(), 0.0);
+    s.est_occupy.assign(trace.size(), 0.0);
     s.est_waited_on.assign(trace.size(), -1);
     s.est_dma.assign(trace.size(), DmaTimes{});
     s.est_dma_units.resize(size_t(trace.num_cores));

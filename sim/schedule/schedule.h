@@ -28,6 +28,10 @@ struct Schedule {
     // whose result came last if the instruction waited for it, each DMA's lifecycle times, and per
     // core the DMA engines' busy time and descriptors and the DGE units' busy time.
     std::vector<double> est_head;
+    // How long each instruction occupied its engine's stream (its cost-model time with the
+    // engine's state as the scheduler walked the stream), so the estimate's busy times need not
+    // price every instruction a second time.
+    std::vector<double> est_occupy;
     std::vector<int64_t> est_waited_on;
     std::vector<DmaTimes> est_dma;
     struct DmaUnits {
