@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/kernel_target.h"
+#include "numerics/execution_order.h"
 #include "numerics/npy.h"
 #include "numerics/validation.h"
 
@@ -40,6 +41,8 @@ struct ValidateRequest {
     std::string inputs_dir;       // read the inputs from .npy files here (empty: generate them)
     NpyFileSink save_inputs;      // given the inputs used (empty: not asked for)
     NpyFileSink write_outputs;    // given the kernel's outputs (empty: not asked for)
+    bool streamed = false;        // hold the tensors only while needed (streamed_bytes_needed);
+                                  // `run` then replays the order the estimate walked
 };
 
 // A kernel's own part of the validate report: JSON keys placed after "lnc" (`header`) and after
@@ -65,6 +68,12 @@ struct KernelNumerics {
     // Inputs, execution through the runner, oracle and comparison. Throws KernelError (or
     // num::NpyError) for a problem with the user's input files.
     std::function<KernelValidation(const ValidateRequest& req)> validate;
+    // Optional: a streamed validation for shapes whose tensors do not fit whole (HBM paged,
+    // numerics/hbm_pages.h; outputs checked part by part). The bytes it holds at its peak when
+    // the run reports `order`; empty when the kernel cannot stream.
+    std::function<uint64_t(const std::any& params, const Trace& trace, const KernelTarget& target,
+                           const num::ExecutionOrder& order)>
+        streamed_bytes_needed;
 };
 
 }  // namespace bnsim

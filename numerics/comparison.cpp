@@ -22,6 +22,23 @@ ErrorMetrics ErrorAccumulator::metrics(double max_rel_err) const {
     return m;
 }
 
+void DeferredMaxRel::insert(double abs_ref, double rel_err, int bin) {
+    // First step whose |r| is below abs_ref: the steps before it have |r| >= abs_ref.
+    const size_t i = size_t(std::partition_point(steps_.begin(), steps_.end(),
+                                                 [&](const Step& s) { return s.abs_ref >= abs_ref; }) -
+                            steps_.begin());
+    if (i > 0 && steps_[i - 1].rel_err >= rel_err) return;  // beaten by a larger |r|
+    size_t j = i;
+    while (j < steps_.size() && steps_[j].rel_err <= rel_err) ++j;  // the steps it beats
+    if (j > i) {
+        steps_[i] = {abs_ref, rel_err};
+        steps_.erase(steps_.begin() + long(i) + 1, steps_.begin() + long(j));
+    } else {
+        steps_.insert(steps_.begin() + long(i), {abs_ref, rel_err});
+    }
+    for (int k = 0; k < bin; ++k) beaten_[size_t(k)] = std::max(beaten_[size_t(k)], rel_err);
+}
+
 ErrorMetrics error_metrics(const std::vector<float>& y, const std::vector<double>& ref) {
     ErrorAccumulator a;
     for (size_t c = 0; c < y.size(); ++c) a.add(y[c], ref[c]);

@@ -2,7 +2,10 @@
 // How an output of the emulated kernel (and of an independent oracle) is measured against a
 // float64 reference: error metrics, the tolerance they are held to, and pass/fail.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -41,6 +44,50 @@ struct ErrorAccumulator {
     void merge(const ErrorAccumulator& o);
     // The metrics, with max_rel_err as given (it needs max|ref| first, so a second pass).
     ErrorMetrics metrics(double max_rel_err) const;
+};
+
+// The largest relative error |y - r| / |r| among elements whose |r| reaches a floor that is only
+// known later (1e-3 of the largest |ref| over a whole tensor whose parts are checked one at a
+// time). Keeps the staircase of (|r|, error) pairs no other pair beats on both (largest |r|
+// first, errors increasing), so max_above(floor) is exactly what one pass with the floor known
+// would have found. Pairs whose |r| is below `lowest` (a floor the final one cannot be under)
+// or whose error is NaN (which a running max ignores) are dropped.
+class DeferredMaxRel {
+public:
+    explicit DeferredMaxRel(double lowest = 0) : lowest_(lowest), e0_(exponent(lowest)) {}
+    void add(double abs_ref, double rel_err) {  // inline: called once per element of a tensor
+        if (!(abs_ref >= lowest_) || !(abs_ref > 0) || std::isnan(rel_err)) return;
+        const int bin = std::min(std::max(exponent(abs_ref) - e0_, 0), kBins - 1);
+        if (rel_err <= beaten_[size_t(bin)]) return;  // a pair with |r| above this bin's has a larger error
+        insert(abs_ref, rel_err, bin);
+    }
+    // The largest error among pairs with |r| >= floor (0 when there is none).
+    double max_above(double floor) const {
+        double m = 0;
+        for (const Step& s : steps_)
+            if (s.abs_ref >= floor) m = std::max(m, s.rel_err);
+        return m;
+    }
+    size_t steps() const { return steps_.size(); }
+
+private:
+    struct Step {
+        double abs_ref, rel_err;
+    };
+    // Pairs are binned by the binary exponent of |r| above `lowest`'s; beaten_[j] is the largest
+    // error among pairs in higher bins, so most pairs are rejected by one comparison.
+    static constexpr int kBins = 64;
+    static int exponent(double x) {
+        uint64_t u;
+        std::memcpy(&u, &x, 8);
+        return int((u >> 52) & 0x7ff);
+    }
+    void insert(double abs_ref, double rel_err, int bin);
+
+    double lowest_;
+    int e0_;
+    std::array<double, kBins> beaten_{};
+    std::vector<Step> steps_;  // |r| descending, errors ascending
 };
 
 // All metrics of y against ref in one call (two passes over the data).

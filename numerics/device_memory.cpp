@@ -96,6 +96,22 @@ void fill_touched(BigVector<uint8_t>& v, const std::vector<bool>& pages) {
 
 }  // namespace
 
+DeviceMemory::DeviceMemory(const Trace& trace, int partitions, uint64_t bpp, HbmStreamIO stream)
+    : trace_(&trace), partitions_(partitions), sbuf_bpp_(bpp) {
+    const size_t cores = size_t(std::max(trace.num_cores, 1));
+    Footprint f = footprint(trace, cores, partitions, bpp);
+    sbuf_.resize(cores);
+    for (size_t c = 0; c < cores; ++c) {
+        sbuf_[c].resize(size_t(partitions) * bpp);
+        fill_touched(sbuf_[c], f.sbuf[c]);
+        touched_bytes_ += resident_bytes(f.sbuf[c], sbuf_[c].size());
+    }
+    borrowed_.assign(trace.tensors().size(), nullptr);
+    written_ = std::move(f.hbm_written);
+    hbm_.resize(trace.tensors().size());
+    pages_ = std::make_unique<HbmPages>(trace, std::move(stream));
+}
+
 DeviceMemory::DeviceMemory(const Trace& trace, int partitions, uint64_t bpp)
     : trace_(&trace), partitions_(partitions), sbuf_bpp_(bpp) {
     const size_t cores = size_t(std::max(trace.num_cores, 1));
@@ -133,11 +149,19 @@ uint64_t DeviceMemory::bytes_needed(const Trace& trace, int partitions, uint64_t
     return n;
 }
 
+uint64_t DeviceMemory::sbuf_bytes_needed(const Trace& trace, int partitions, uint64_t bpp) {
+    const size_t cores = size_t(std::max(trace.num_cores, 1));
+    const Footprint f = footprint(trace, cores, partitions, bpp);
+    uint64_t n = 0;
+    for (size_t c = 0; c < cores; ++c) n += resident_bytes(f.sbuf[c], uint64_t(partitions) * bpp);
+    return n;
+}
+
 uint64_t DeviceMemory::allocated_bytes() const { return touched_bytes_; }
 
 bool DeviceMemory::borrow(uint32_t tensor, const uint8_t* bytes, size_t n) {
     const HbmTensor& t = trace_->tensor(tensor);
-    if (!t.is_input || written_.at(tensor) || n != t.bytes()) return false;
+    if (pages_ || !t.is_input || written_.at(tensor) || n != t.bytes()) return false;
     borrowed_[tensor] = bytes;
     hbm_[tensor] = BigVector<uint8_t>();
     touched_bytes_ -= t.bytes();
@@ -169,6 +193,7 @@ const uint8_t* DeviceMemory::row(const Region& r, uint32_t i) const {
         if (r.buffer >= hbm_.size()) out_of_range(r, i);
         const auto& t = trace_->tensor(r.buffer);
         if (rr >= t.rows || r.byte_hi > t.row_bytes || i >= r.rows()) out_of_range(r, i);
+        if (pages_) return pages_->row(r.buffer, rr) + r.byte_lo;
         const uint8_t* base = borrowed_[r.buffer] ? borrowed_[r.buffer] : hbm_[r.buffer].data();
         return base + rr * t.row_bytes + r.byte_lo;
     }

@@ -274,6 +274,7 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
 }
 
 void FunctionalExecutor::on_start(const Instruction& ins, double) {
+    mem_.acquire(ins);
     ++started_;
     pending_[ins.id] = compute(ins);
 }
@@ -293,6 +294,7 @@ void FunctionalExecutor::on_finish(const Instruction& ins, double) {
         for (size_t i = 0; i < p.acc.size(); ++i) regs[i] = p.acc[i];
     }
     pending_.erase(it);
+    mem_.release(ins);
     ++finished_;
 }
 

@@ -10,6 +10,7 @@
 
 #include "sim/config/run_config.h"
 #include "kernels/kernel_numerics.h"
+#include "numerics/execution_order.h"
 #include "numerics/runners.h"
 #include "sim/commands/command.h"
 #include "sim/commands/output_file.h"
@@ -51,19 +52,56 @@ std::string numerics_kernels() {
     return s;
 }
 
-// Refuses up front what cannot fit in memory; returns the estimate.
-uint64_t check_memory(const RunConfig& cfg, const Trace& trace, const KernelTarget& target) {
-    const uint64_t need = cfg.entry->numerics->bytes_needed(cfg.kernel_params, trace, target);
+// How the validation holds its tensors, decided up front from the estimates and the limit.
+struct MemoryPlan {
+    bool streamed = false;
+    uint64_t bytes = 0;  // the estimated peak of the mode that runs
+    num::ExecutionOrder order;  // streamed: the order the run reports, recorded once
+};
+
+[[noreturn]] void refuse(const RunConfig& cfg, const std::string& need, uint64_t limit) {
+    std::ostringstream m;
+    m << cfg.kernel << ": validating needs about " << need << ", but only " << limit << " bytes ("
+      << gib(limit) << ") are "
+      << (cfg.numerics.memory_limit_bytes ? "allowed by numerics.memory_limit_bytes" : "available")
+      << "; validate a smaller shape";
+    throw KernelError(m.str());
+}
+
+std::string bytes_text(uint64_t b) { return std::to_string(b) + " bytes (" + gib(b) + ")"; }
+
+// Whole tensors when they fit the memory limit (numerics.memory_limit_bytes, else MemAvailable),
+// else streamed when the kernel can stream and that fits; refused up front otherwise.
+MemoryPlan plan_memory(const RunConfig& cfg, const Trace& trace, const KernelTarget& target, const num::Runner& run) {
+    using Streaming = NumericsConfig::Streaming;
+    const KernelNumerics& kn = *cfg.entry->numerics;
+    const uint64_t whole = kn.bytes_needed(cfg.kernel_params, trace, target);
     const uint64_t limit = cfg.numerics.memory_limit_bytes ? cfg.numerics.memory_limit_bytes : mem_available_bytes();
-    if (limit && need > limit) {
-        std::ostringstream m;
-        m << cfg.kernel << ": validating needs about " << need << " bytes (" << gib(need) << ") of memory but only "
-          << limit << " (" << gib(limit) << ") are "
-          << (cfg.numerics.memory_limit_bytes ? "allowed by numerics.memory_limit_bytes" : "available")
-          << "; validate a smaller shape";
-        throw KernelError(m.str());
+    const Streaming mode = cfg.numerics.streaming;
+    MemoryPlan plan;
+    const bool fits = !limit || whole <= limit;
+    if (mode == Streaming::never || (mode == Streaming::automatic && fits) ||
+        (mode == Streaming::automatic && !kn.streamed_bytes_needed)) {
+        if (!fits) refuse(cfg, bytes_text(whole) + " of memory", limit);
+        plan.bytes = whole;
+        return plan;
     }
-    return need;
+    if (!kn.streamed_bytes_needed)
+        throw ConfigError(cfg.file + ": numerics.streaming: always, but bnsim validate cannot stream kernel " + cfg.kernel);
+    plan.streamed = true;
+    plan.order = num::record_order(trace, run);
+    plan.bytes = kn.streamed_bytes_needed(cfg.kernel_params, trace, target, plan.order);
+    if (limit && plan.bytes > limit)
+        refuse(cfg, bytes_text(whole) + " of memory with whole tensors and " + bytes_text(plan.bytes) +
+                        " streamed channel tile by channel tile",
+               limit);
+    return plan;
+}
+
+std::string memory_text(const MemoryPlan& plan) {
+    return std::string(plan.streamed ? "streamed (HBM tensors paged, outputs checked as each channel tile finishes)"
+                                     : "whole tensors") +
+           ", estimated peak " + gib(plan.bytes);
 }
 
 // The order the instructions run in, and its description.
@@ -124,7 +162,10 @@ void add_validate_command(CLI::App& app) {
         // Generating the trace allocates no tensor data; it says which HBM tensors and SBUF images
         // the execution allocates, which the memory check needs.
         GeneratedKernel k = cfg.generate();
-        const uint64_t need = check_memory(cfg, k.trace, target);
+        double sim_latency_ns = 0;
+        std::string order_text;
+        const num::Runner run = runner_for(*order, cfg, sim_latency_ns, order_text);
+        const MemoryPlan plan = plan_memory(cfg, k.trace, target, run);
 
         ValidateRequest req;
         req.trace = &k.trace;
@@ -142,9 +183,8 @@ void add_validate_command(CLI::App& app) {
         };
         req.save_inputs = sink(save_dir);
         req.write_outputs = sink(out_dir);
-        double sim_latency_ns = 0;
-        std::string order_text;
-        req.run = runner_for(*order, cfg, sim_latency_ns, order_text);
+        req.run = plan.streamed ? num::replay(plan.order) : run;
+        req.streamed = plan.streamed;
         KernelValidation v = cfg.entry->numerics->validate(req);
         if (sim_latency_ns > 0) {
             std::ostringstream o;
@@ -152,7 +192,9 @@ void add_validate_command(CLI::App& app) {
             order_text = o.str();
         }
         const bool pass = v.result.pass;
-        const ValidateReport report = make_validate_report(cfg, order_text, need, std::move(v));
+        ValidateReport report = make_validate_report(cfg, order_text, plan.bytes, std::move(v));
+        report.memory = memory_text(plan);
+        report.memory_mode = plan.streamed ? "streamed" : "whole";
         const Provenance prov = provenance_of(cfg);
         if (opts->json) {
             nlohmann::ordered_json j = validate_report_json(report);

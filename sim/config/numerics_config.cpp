@@ -30,6 +30,10 @@ NumericsConfig parse_numerics_config(ConfigNode& top, const KernelEntry& kernel,
         c.memory_limit_bytes = uint64_t(n->integer("memory_limit_bytes", 1, int64_t(1) << 62));
     else
         n->raw("memory_limit_bytes");
+    const std::string st = n->choice("streaming", {"auto", "always", "never"}, "auto");
+    c.streaming = st == "always" ? NumericsConfig::Streaming::always
+                : st == "never"  ? NumericsConfig::Streaming::never
+                                 : NumericsConfig::Streaming::automatic;
     n->finish();
     return c;
 }

@@ -8,6 +8,8 @@
 //                                           # scale_bias_operand_bits of the hardware preset
 //     tolerances: {scale: 1.0}              # multiplies every derived tolerance
 //     memory_limit_bytes: auto              # refuse shapes needing more (auto: MemAvailable)
+//     streaming: auto                       # auto: stream a shape whose tensors exceed the
+//                                           # limit; always (for tests); never: refuse it
 //
 // and the kernel's numerics entry reads its own keys of the same section (inputs' seed and
 // distributions, precision what-ifs that change its trace, kernel-specific tolerances; see the
@@ -25,6 +27,7 @@ struct NumericsConfig {
     std::optional<int> scale_bias_operand_bits;  // nullopt: the hardware preset's
     double tolerance_scale = 1.0;
     uint64_t memory_limit_bytes = 0;  // 0: auto
+    enum class Streaming { automatic, always, never } streaming = Streaming::automatic;
     bool present = false;             // the section was given
 };
 

@@ -55,6 +55,7 @@ json validate_report_json(const ValidateReport& r) {
     j["hazard_list"] = hl;
     j["dependency_edges_checked"] = res.dependency_edges_checked;
     j["memory_bytes_estimate"] = r.memory_bytes_estimate;
+    j["memory_mode"] = r.memory_mode;
     j["pass"] = res.pass;
     return j;
 }
@@ -86,6 +87,7 @@ void print_validate_report(const ValidateReport& r, std::ostream& o) {
     o << "bnsim validate: " << r.kernel << v.title << "\n";
     o << "inputs:     " << v.inputs << "\n";
     o << "execution:  " << res.instructions << " instructions, " << r.order << "\n";
+    if (!r.memory.empty()) o << "memory:     " << r.memory << "\n";
     o << v.header_text;
     o << "\nerrors against the float64 reference (max_rel over |ref| >= 1e-3 max|ref|):\n";
     o << "  output  impl     max_abs_err  max_rel_err  rel_l2_err   err/tol  result\n";

@@ -18,6 +18,8 @@ struct ValidateReport {
     int lnc = 1;
     std::string order;  // how the instructions were ordered (timing simulation, sequential...)
     uint64_t memory_bytes_estimate = 0;
+    std::string memory_mode = "whole";  // whole | streamed
+    std::string memory;                 // the mode and its estimated peak, in words
     KernelValidation validation;  // the result, where the inputs came from, the kernel's sections
 };
 

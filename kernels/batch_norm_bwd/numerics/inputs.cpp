@@ -1,6 +1,7 @@
 #include "kernels/batch_norm_bwd/numerics/inputs.h"
 
 #include <cmath>
+#include <functional>
 #include <sys/stat.h>
 
 #include "numerics/npy.h"
@@ -16,7 +17,8 @@ std::vector<int64_t> full_shape(const Shape& s) { return {s.B, s.C, s.D, s.H, s.
 
 // Per channel, in the same order as a batch-outer loop would add them (so any thread count gives
 // the same bits): the sum over b of each row's sum, then likewise the squared deviations.
-void forward_stats(BnInputs& in, int threads) {
+// x_row(r, out) gives row r = b*C + c of x_in as fp32.
+void forward_stats(BnInputs& in, int threads, const std::function<void(int64_t, float*)>& x_row) {
     const int64_t B = in.shape.B, C = in.shape.C, S = in.shape.spatial();
     const double N = double(B * S);
     in.means.resize(size_t(C));
@@ -25,14 +27,14 @@ void forward_stats(BnInputs& in, int threads) {
         std::vector<float> x(static_cast<size_t>(S));
         double sum = 0, sq = 0;
         for (int64_t b = 0; b < B; ++b) {
-            in.x_in.load(size_t((b * C + int64_t(c)) * S), size_t(S), x.data());
+            x_row(b * C + int64_t(c), x.data());
             double s = 0;
             for (int64_t k = 0; k < S; ++k) s += x[size_t(k)];
             sum += s;
         }
         const double m = sum / N;
         for (int64_t b = 0; b < B; ++b) {
-            in.x_in.load(size_t((b * C + int64_t(c)) * S), size_t(S), x.data());
+            x_row(b * C + int64_t(c), x.data());
             double s = 0;
             for (int64_t k = 0; k < S; ++k) s += (x[size_t(k)] - m) * (x[size_t(k)] - m);
             sq += s;
@@ -40,6 +42,19 @@ void forward_stats(BnInputs& in, int threads) {
         in.means[c] = float(m);
         in.variances[c] = float(sq / N);
     });
+}
+
+// gamma and beta per channel from the seed.
+void generate_gamma_beta(BnInputs& in, const InputSpec& spec) {
+    Rng r([&] {
+        uint64_t k = spec.seed ^ 0x5eedull;
+        return splitmix64(k);
+    }());
+    const int64_t C = in.shape.C;
+    in.gamma.resize(size_t(C));
+    in.beta.resize(size_t(C));
+    for (int64_t c = 0; c < C; ++c) in.gamma[size_t(c)] = float(r.uniform(spec.gamma_lo, spec.gamma_hi));
+    for (int64_t c = 0; c < C; ++c) in.beta[size_t(c)] = float(r.uniform(spec.beta_lo, spec.beta_hi));
 }
 
 [[noreturn]] void bad(const std::string& path, const std::string& m) { throw NpyError(path + ": " + m); }
@@ -65,31 +80,66 @@ BnInputs generate_inputs(const Params& p, const InputSpec& spec, int threads) {
     in.dtype = p.dtype;
     in.source = "generated (seed " + std::to_string(spec.seed) + ")";
     const size_t n = size_t(p.shape.elements());
-    const int64_t C = p.shape.C;
+    const size_t S = size_t(p.shape.spatial());
     in.x_in = TypedArray(p.dtype, n);
     in.dy = TypedArray(p.dtype, n);
-    fill(in.x_in, spec.x_in, spec.seed, 1, threads);
-    fill(in.dy, spec.dy, spec.seed, 2, threads);
-    forward_stats(in, threads);
-    Rng r([&] {
-        uint64_t k = spec.seed ^ 0x5eedull;
-        return splitmix64(k);
-    }());
-    in.gamma.resize(size_t(C));
-    in.beta.resize(size_t(C));
-    for (int64_t c = 0; c < C; ++c) in.gamma[size_t(c)] = float(r.uniform(spec.gamma_lo, spec.gamma_hi));
-    for (int64_t c = 0; c < C; ++c) in.beta[size_t(c)] = float(r.uniform(spec.beta_lo, spec.beta_hi));
+    fill(in.x_in, spec.x_in, spec.seed, kSaltX, threads);
+    fill(in.dy, spec.dy, spec.seed, kSaltDy, threads);
+    forward_stats(in, threads, [&](int64_t r, float* out) { in.x_in.load(size_t(r) * S, S, out); });
+    generate_gamma_beta(in, spec);
     if (p.uses_mask()) {
         in.relu_mask.resize(n);
-        const int64_t S = p.shape.spatial();
-        for (size_t i = 0; i < n; ++i) {
-            const int64_t c = int64_t(i / size_t(S)) % C;
-            const double rs = 1.0 / std::sqrt(double(in.variances[size_t(c)]) + p.eps);
-            const double fwd = (double(in.x_in[i]) - in.means[size_t(c)]) * rs * in.gamma[size_t(c)] + in.beta[size_t(c)];
-            in.relu_mask[i] = fwd > 0.0;
-        }
+        const size_t rows = size_t(p.shape.B * p.shape.C);
+        mask_rows(p, in, 0, rows, in.x_in.bytes.data(), in.relu_mask.data());
     }
     return in;
+}
+
+BnInputs generate_columns(const Params& p, const InputSpec& spec, int threads) {
+    BnInputs in;
+    in.shape = p.shape;
+    in.dtype = p.dtype;
+    in.source = "generated (seed " + std::to_string(spec.seed) + ")";
+    const size_t S = size_t(p.shape.spatial()), ds = size_t(dtype_size(p.dtype));
+    forward_stats(in, threads, [&](int64_t r, float* out) {
+        thread_local std::vector<uint8_t> bytes;
+        bytes.resize(S * ds);
+        generate_rows(p, spec, kSaltX, uint64_t(r), uint64_t(r) + 1, bytes.data());
+        load_elems(bytes.data(), p.dtype, S, out);
+    });
+    generate_gamma_beta(in, spec);
+    return in;
+}
+
+void generate_rows(const Params& p, const InputSpec& spec, uint64_t salt, uint64_t lo, uint64_t hi, uint8_t* dst) {
+    const Distribution& d = salt == kSaltX ? spec.x_in : spec.dy;
+    const uint64_t S = uint64_t(p.shape.spatial());
+    const size_t ds = size_t(dtype_size(p.dtype));
+    constexpr uint64_t kChunk = uint64_t(1) << 14;
+    thread_local std::vector<float> v;
+    v.resize(size_t(kChunk));
+    for (uint64_t i = lo * S; i < hi * S; i += kChunk) {
+        const size_t n = size_t(std::min(kChunk, hi * S - i));
+        fill_range(d, spec.seed, salt, i, n, v.data());
+        store_elems(v.data(), p.dtype, n, dst + size_t(i - lo * S) * ds);
+    }
+}
+
+void mask_rows(const Params& p, const BnInputs& cols, uint64_t lo, uint64_t hi, const uint8_t* x, uint8_t* out) {
+    const int64_t C = p.shape.C, S = p.shape.spatial();
+    const size_t ds = size_t(dtype_size(p.dtype));
+    thread_local std::vector<float> xr;
+    xr.resize(size_t(S));
+    for (uint64_t r = lo; r < hi; ++r) {
+        const size_t c = size_t(int64_t(r) % C);
+        load_elems(x + size_t(r - lo) * size_t(S) * ds, p.dtype, size_t(S), xr.data());
+        const double rs = 1.0 / std::sqrt(double(cols.variances[c]) + p.eps);
+        uint8_t* m = out + size_t(r - lo) * size_t(S);
+        for (int64_t s = 0; s < S; ++s) {
+            const double fwd = (double(xr[size_t(s)]) - cols.means[c]) * rs * cols.gamma[c] + cols.beta[c];
+            m[s] = fwd > 0.0;
+        }
+    }
 }
 
 BnInputs read_inputs(const std::string& dir, const Params& p) {

@@ -31,6 +31,19 @@ struct BnInputs {
 // same for any thread count.
 BnInputs generate_inputs(const Params& p, const InputSpec& spec, int threads = 0);
 
+// The salts of dy's and x_in's streams of generated values.
+constexpr uint64_t kSaltX = 1, kSaltDy = 2;
+
+// What generate_inputs gives, without dy and x_in (and the mask): the per-channel values only,
+// the statistics computed from x_in's rows generated one at a time. For a streamed run.
+BnInputs generate_columns(const Params& p, const InputSpec& spec, int threads = 0);
+// Rows [lo, hi) (row = b*C + c) of the generated x_in (salt kSaltX) or dy (kSaltDy), in the run's
+// dtype: the same bytes generate_inputs holds.
+void generate_rows(const Params& p, const InputSpec& spec, uint64_t salt, uint64_t lo, uint64_t hi, uint8_t* dst);
+// The supplied mask of generated inputs for rows [lo, hi), from those rows of x_in (run's dtype)
+// and the per-channel values: where the float64 forward output is positive.
+void mask_rows(const Params& p, const BnInputs& cols, uint64_t lo, uint64_t hi, const uint8_t* x, uint8_t* out);
+
 // Reads dy.npy, x_in.npy, means.npy, variances.npy, gamma.npy, beta.npy and, when the run uses a
 // supplied mask, relu_mask.npy from dir. dy/x_in are float32 (rounded to the run's dtype), the
 // mask uint8 or bool; shapes are checked against the run config. Throws NpyError naming the file.

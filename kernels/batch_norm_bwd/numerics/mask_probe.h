@@ -1,7 +1,8 @@
 #pragma once
 // Watches the instructions that apply the ReLU mask (by their Tag::role) and records, for every
 // element, the mask value the kernel actually used, mapped back to [B, C, spatial] through the
-// unit's dy load.
+// unit's dy load. Kept per channel tile ([B, tile channels, spatial]), so a streamed run holds
+// only the tiles whose checks have not run yet.
 #include <map>
 #include <utility>
 #include <vector>
@@ -12,19 +13,32 @@
 
 namespace bnsim::bn {
 
+// The mask applied per channel tile: [B, tile channels, spatial], 0/1 per element, 2 where no
+// mask was ever applied (a tile is made on first use, all 2).
+class MaskTiles {
+public:
+    explicit MaskTiles(const Shape& s = {});
+    std::vector<uint8_t>& tile(int k);
+    void release(int k) { tiles_.at(size_t(k)) = {}; }
+
+private:
+    Shape shape_;
+    std::vector<std::vector<uint8_t>> tiles_;
+};
+
 class MaskProbe : public ExecutionObserverIF {
 public:
     MaskProbe(num::FunctionalExecutor& ex, const Params& p);
     void on_start(const Instruction& ins, double) override;
     void on_finish(const Instruction&, double) override {}
-    // 0/1 per element; 2 where no mask was ever applied.
-    std::vector<uint8_t> take_mask() { return std::move(mask_); }
+    MaskTiles& record() { return record_; }
+    MaskTiles take_record() { return std::move(record_); }
 
 private:
     num::FunctionalExecutor& ex_;
     const Params& p_;
     std::map<std::pair<int, int>, Region> dy_src_;  // (core, unit) -> the dy tile's HBM region
-    std::vector<uint8_t> mask_;
+    MaskTiles record_;
 };
 
 }  // namespace bnsim::bn

@@ -44,6 +44,11 @@ uint64_t bytes_needed(const std::any& params, const Trace& trace, const KernelTa
     return validate_bytes_needed(trace, kernel_params<Params>(params), t.partitions, t.sbuf_usable_bytes);
 }
 
+uint64_t streamed_bytes(const std::any& params, const Trace& trace, const KernelTarget& t,
+                        const num::ExecutionOrder& order) {
+    return streamed_bytes_needed(trace, kernel_params<Params>(params), t.partitions, t.sbuf_usable_bytes, order);
+}
+
 std::string describe_generated(const BnInputs& in, const InputSpec& s) {
     std::ostringstream o;
     o << in.source << ": x_in " << describe(s.x_in) << ", dy " << describe(s.dy) << ", gamma U[" << s.gamma_lo << ", "
@@ -61,16 +66,29 @@ BnInputs load_inputs(const ValidateRequest& req, const Params& p) {
     }
 }
 
+// A streamed run generates its inputs page by page and checks dx tile by tile: whole-tensor
+// files (--inputs, --save-inputs, --outputs) are not available.
+void require_streamable(const ValidateRequest& req) {
+    const char* what = !req.inputs_dir.empty() ? "--inputs" : req.save_inputs ? "--save-inputs"
+                     : req.write_outputs ? "--outputs" : nullptr;
+    if (what)
+        throw KernelError(std::string(what) + " needs the whole tensors in memory, but this validation streams them "
+                          "(its tensors do not fit in the memory limit, or numerics.streaming is always); "
+                          "validate a smaller shape, raise numerics.memory_limit_bytes, or drop " + what);
+}
+
 KernelValidation run_validation(const ValidateRequest& req) {
     const Params& p = kernel_params<Params>(*req.params);
-    const BnInputs in = load_inputs(req, p);
+    if (req.streamed) require_streamable(req);
+    const BnInputs in = req.streamed ? generate_columns(p, p.inputs) : load_inputs(req, p);
     ValidateOptions vo;
     vo.scale_bias_operand_bits = req.settings.scale_bias_operand_bits;
     vo.tolerance_scale = req.settings.tolerance_scale;
     vo.relu_kink = p.relu_kink;
     vo.partitions = req.target.partitions;
     vo.sbuf_bytes_per_partition = req.target.sbuf_usable_bytes;
-    const ValidateResult r = validate_batch_norm_bwd(*req.trace, p, in, vo, req.run);
+    const ValidateResult r = req.streamed ? validate_streamed(*req.trace, p, in, vo, req.run)
+                                          : validate_batch_norm_bwd(*req.trace, p, in, vo, req.run);
     if (req.write_outputs) req.write_outputs(output_files(p, r));
 
     KernelValidation v;
@@ -88,7 +106,7 @@ KernelValidation run_validation(const ValidateRequest& req) {
 }  // namespace
 
 const KernelNumerics& numerics_entry() {
-    static const KernelNumerics n{parse_section, bytes_needed, run_validation};
+    static const KernelNumerics n{parse_section, bytes_needed, run_validation, streamed_bytes};
     return n;
 }
 

@@ -4,9 +4,15 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <stdexcept>
+#include <string>
 
+#include "kernels/batch_norm_bwd/numerics/channel_check.h"
+#include "kernels/batch_norm_bwd/numerics/dx_tiles.h"
 #include "kernels/batch_norm_bwd/numerics/mask_probe.h"
+#include "kernels/batch_norm_bwd/batch_norm_bwd.h"
+#include "kernels/batch_norm_bwd/sharding.h"
 #include "kernels/batch_norm_bwd/numerics/oracle.h"
 #include "numerics/bf16.h"
 #include "numerics/device_memory.h"
@@ -19,10 +25,6 @@
 namespace bnsim::bn {
 namespace {
 
-using num::ErrorAccumulator;
-using num::ErrorMetrics;
-using num::OutputCheck;
-
 // Laps into the result's phase_seconds.
 struct Laps {
     ValidateResult& r;
@@ -34,14 +36,35 @@ struct Laps {
     }
 };
 
-// Runs the trace on the inputs through the executor, the hazard checker and the mask probe;
-// fills the result's hazards and outputs, returns the mask the kernel applied (fuse_relu).
-std::vector<uint8_t> run_emulated(const Trace& trace, const Params& p, const BnInputs& in, const ValidateOptions& opts,
-                                  const num::Runner& run, ValidateResult& res, Laps& lap) {
+// The observers every execution runs through: the hazard checker, the mask probe and the
+// executor (last, so the others see an instruction before its data moves).
+struct Emulation {
+    num::FunctionalExecutor ex;
+    num::HazardChecker hz;
+    MaskProbe probe;
+    num::ObserverFanout fan;
+    Emulation(num::DeviceMemory& mem, const Trace& trace, const Params& p, const ValidateOptions& opts)
+        : ex(mem, executor_options(opts)), hz(trace), probe(ex, p) {
+        fan.add(&hz);
+        fan.add(&probe);
+        fan.add(&ex);
+    }
+    static num::ExecutorOptions executor_options(const ValidateOptions& opts) {
+        num::ExecutorOptions eo;
+        eo.scale_bias_operand_bits = opts.scale_bias_operand_bits;
+        return eo;
+    }
+    void report(ValidateResult& res) const {
+        res.hazards = hz.check();
+        res.dependency_edges_checked = hz.edges_checked();
+        res.instructions = ex.finished();
+    }
+};
+
+// Runs the trace on the inputs held whole; fills the result's hazards and outputs.
+void run_whole(const Trace& trace, const Params& p, const BnInputs& in, const num::Runner& run, num::DeviceMemory& mem, Emulation& em, ValidateResult& res, Laps& lap) {
     const size_t n = size_t(p.shape.elements());
     const size_t C = size_t(p.shape.C);
-    num::DeviceMemory mem(trace, opts.partitions, opts.sbuf_bytes_per_partition);
-    lap("allocate device memory");
     num::put_tensor(mem, trace, "dy", in.dy);  // lent, not copied
     num::put_tensor(mem, trace, "x_in", in.x_in);
     num::put_tensor(mem, trace, "means", in.means.data(), C);
@@ -53,259 +76,148 @@ std::vector<uint8_t> run_emulated(const Trace& trace, const Params& p, const BnI
         if (!mem.borrow(m->id, in.relu_mask.data(), n)) std::memcpy(mem.hbm(m->id).data(), in.relu_mask.data(), n);
     }
     lap("load inputs");
-    num::ExecutorOptions eo;
-    eo.scale_bias_operand_bits = opts.scale_bias_operand_bits;
-    num::FunctionalExecutor ex(mem, eo);
-    num::HazardChecker hz(trace);
-    MaskProbe probe(ex, p);
-    num::ObserverFanout fan;
-    fan.add(&hz);
-    fan.add(&probe);
-    fan.add(&ex);
-    lap("derive true dependencies");
-    run(trace, fan);
+    run(trace, em.fan);
     lap("execute trace");
-    res.hazards = hz.check();
-    res.dependency_edges_checked = hz.edges_checked();
-    res.instructions = ex.finished();
+    em.report(res);
     const HbmTensor* tdx = trace.find_tensor("dx");
     if (!tdx) throw std::logic_error("numerics: the trace has no dx tensor");
     res.out_dx_dtype = tdx->dtype;
     res.out_dx_bytes = std::move(mem.hbm(tdx->id));
     res.out_dgamma = num::get_tensor(mem, trace, "dgamma");
     res.out_dbeta = num::get_tensor(mem, trace, "dbeta");
-    std::vector<uint8_t> applied = probe.take_mask();
     lap("check hazards");
-    return applied;
 }
 
-oracle::Problem oracle_problem(const Params& p, const BnInputs& in) {
-    oracle::Problem pr;
-    pr.B = p.shape.B;
-    pr.C = p.shape.C;
-    pr.S = p.shape.spatial();
-    pr.dy = oracle::Values(in.dy.bytes.data(), in.dy.dtype == DType::bf16);
-    pr.x = oracle::Values(in.x_in.bytes.data(), in.x_in.dtype == DType::bf16);
-    pr.means = in.means.data();
-    pr.variances = in.variances.data();
-    pr.gamma = in.gamma.data();
-    pr.beta = in.beta.data();
-    pr.fuse_relu = p.fuse_relu;
-    pr.mask = p.uses_mask() ? in.relu_mask.data() : nullptr;
-    pr.eps = p.eps;
-    return pr;
+// Runs body(c) for every channel in [c0, c1) on every hardware thread (the checks' work is per
+// channel; results are combined in channel order, the same for any thread count).
+void for_each_channel(int64_t c0, int64_t c1, const std::function<void(int64_t)>& body) {
+    num::parallel_for(size_t(c1 - c0), 0, [&](size_t i) { body(c0 + int64_t(i)); });
 }
 
-// Elements whose mask flipped at the ReLU kink: judged by their own subgradient in the reference.
-struct KinkFlips {
-    std::vector<int64_t> kernel, oracle;
-};
+// Copies channel c's B rows of a [B, per_batch, ...] array (rows of row_bytes) into out.
+void gather_channel(const uint8_t* all, int64_t B, int64_t per_batch, int64_t c, size_t row_bytes,
+                    std::vector<uint8_t>& out) {
+    out.resize(size_t(B) * row_bytes);
+    for (int64_t b = 0; b < B; ++b)
+        std::memcpy(out.data() + size_t(b) * row_bytes, all + size_t(b * per_batch + c) * row_bytes, row_bytes);
+}
 
-// Compares the mask the kernel applied (and the float32 oracle's) with the reference's.
-KinkFlips check_mask(const Params& p, const BnInputs& in, const ValidateOptions& opts, const oracle::Reference64& ref,
-                     const std::vector<uint8_t>& applied, const std::vector<uint8_t>& oracle_mask, MaskCheck& mc) {
-    KinkFlips ok;
-    const size_t n = size_t(p.shape.elements());
-    // A recomputed mask may legitimately flip where the forward output is within what the
-    // scale/bias operand path resolves: each of x*scale and bias carries up to 2^-bits of itself
-    // (twice that as margin), and never less than the configured relu_kink.
-    const double u_op = num::unit_roundoff(std::min(opts.scale_bias_operand_bits, 24));
-    auto kink_band = [&](int64_t i) {
-        const int64_t c = ref.chan(i);
-        const double a = double(in.gamma[size_t(c)]) * ref.rstd(c);
-        const double b = double(in.beta[size_t(c)]) - double(in.means[size_t(c)]) * a;
-        return std::max(opts.relu_kink, 2.0 * u_op * (std::fabs(double(in.x_in[size_t(i)]) * a) + std::fabs(b)));
-    };
-    auto oracle_band = [&](size_t i) {
-        const int64_t c = ref.chan(int64_t(i));
-        return std::max(opts.relu_kink, 4 * num::unit_roundoff(24) * (std::fabs(double(in.x_in[i])) + 1.0) *
-                                            ref.rstd(c) * std::fabs(double(in.gamma[size_t(c)])));
-    };
-    mc.mode = p.mask_supplied ? "supplied" : "recomputed";
-    for (size_t i = 0; i < n; ++i) {
-        if (applied[i] == 2) continue;
-        ++mc.captured;
-        const bool rm = ref.mask(int64_t(i));
-        if (bool(applied[i]) != rm) {
-            ++mc.flips;
-            const double f = std::fabs(ref.forward(int64_t(i)));
-            mc.max_abs_forward_flipped = std::max(mc.max_abs_forward_flipped, f);
-            if (!p.mask_supplied && f <= kink_band(int64_t(i))) ok.kernel.push_back(int64_t(i));
-            else ++mc.flips_outside_kink;
+// The mask the kernel applied to channel c (from the probe's record of its tile).
+const uint8_t* applied_mask(const Params& p, MaskTiles& applied, int64_t c, std::vector<uint8_t>& buf) {
+    if (!p.fuse_relu) return nullptr;
+    const int k = int(c / kPMax);
+    gather_channel(applied.tile(k).data(), p.shape.B, ctile_size(p.shape, k), c - ctile_start(k),
+                   size_t(p.shape.spatial()), buf);
+    return buf.data();
+}
+
+// Checks every channel of a run whose inputs and outputs are held whole.
+std::vector<ChannelResult> check_all_channels(const Params& p, const BnInputs& in, const ValidateOptions& opts,
+                                              const ValidateResult& res, MaskTiles& applied) {
+    std::vector<ChannelResult> ch(size_t(p.shape.C));
+    const int64_t B = p.shape.B, C = p.shape.C;
+    const size_t S = size_t(p.shape.spatial()), ds = size_t(dtype_size(p.dtype));
+    for (int k = 0; k * kPMax < C; ++k) applied.tile(k);  // made before the threads read them
+    for_each_channel(0, C, [&](int64_t c) {
+        thread_local std::vector<uint8_t> dy, x, mask, dx, ap;
+        ChannelData d;
+        gather_channel(in.dy.bytes.data(), B, C, c, S * ds, dy);
+        gather_channel(in.x_in.bytes.data(), B, C, c, S * ds, x);
+        gather_channel(res.out_dx_bytes.data(), B, C, c, S * size_t(dtype_size(res.out_dx_dtype)), dx);
+        d.dy = dy.data();
+        d.x = x.data();
+        d.dx = dx.data();
+        if (p.uses_mask()) {
+            gather_channel(in.relu_mask.data(), B, C, c, S, mask);
+            d.mask = mask.data();
         }
-        if (!oracle_mask.empty() && bool(oracle_mask[i]) != rm) {
-            ++mc.oracle_flips;
-            const double f = std::fabs(ref.forward(int64_t(i)));
-            mc.oracle_max_abs_forward_flipped = std::max(mc.oracle_max_abs_forward_flipped, f);
-            if (f <= oracle_band(i)) ok.oracle.push_back(int64_t(i));
-        }
-    }
-    if (mc.captured != int64_t(n))
-        throw std::logic_error("numerics: the mask probe saw " + std::to_string(mc.captured) + " of " +
-                               std::to_string(n) + " mask elements");
-    return ok;
-}
-
-// Unit roundoffs the tolerances are built from.
-struct Roundoffs {
-    double u32, uc, uo, u_op;
-};
-
-Roundoffs roundoffs(const Params& p, const ValidateOptions& opts) {
-    Roundoffs u;
-    u.u32 = num::unit_roundoff(24);
-    u.uc = p.compute_dtype == DType::bf16 ? num::unit_roundoff(8) : u.u32;
-    u.uo = p.dtype == DType::bf16 ? num::unit_roundoff(8) : u.u32;
-    u.u_op = num::unit_roundoff(std::min(opts.scale_bias_operand_bits, 24));
-    return u;
-}
-
-// Runs body(c) for every channel on every hardware thread (the oracle's and the comparison's
-// work is per channel; results are combined in channel order, the same for any thread count).
-void for_each_channel(int64_t C, const std::function<void(int64_t)>& body) {
-    num::parallel_for(size_t(C), 0, [&](size_t c) { body(int64_t(c)); });
-}
-
-// One channel's (then all channels') dx errors of the kernel and of the oracle.
-struct DxErrors {
-    ErrorAccumulator k, o;
-    double rel_k = 0, rel_o = 0, se_ko = 0, sq_o = 0;
-    void merge(const DxErrors& e) {
-        k.merge(e.k);
-        o.merge(e.o);
-        rel_k = std::max(rel_k, e.rel_k);
-        rel_o = std::max(rel_o, e.rel_o);
-        se_ko += e.se_ko;
-        sq_o += e.sq_o;
-    }
-};
-
-// dx of the kernel and of the float32 oracle against the reference. The reference for each
-// implementation differs only at its own kink flips. A first pass finds max|ref| (the floor of
-// the relative metric); the second streams the oracle's rows. Both run channel by channel in
-// parallel. Returns the oracle's column sums.
-oracle::Float32Result check_dx(const Params& p, const ValidateOptions& opts, const oracle::Problem& pr,
-                               const oracle::Reference64& ref, const oracle::Coefficients& kk,
-                               const oracle::Coefficients& ko, const KinkFlips& flips, ValidateResult& res) {
-    const int64_t B = p.shape.B, C = p.shape.C, S = pr.S;
-    // Rows of a channel are B rows apart, so each implementation's flip list is entered by
-    // binary search.
-    auto ref_row = [&](int64_t r, const oracle::Coefficients& cf, const std::vector<int64_t>& fl, double* out) {
-        size_t cur = size_t(std::lower_bound(fl.begin(), fl.end(), r * S) - fl.begin());
-        ref.dx_row(r, cf, fl, cur, out);
-    };
-    std::vector<double> max_ref_c(static_cast<size_t>(C), 0.0);
-    for_each_channel(C, [&](int64_t c) {
-        thread_local std::vector<double> rk;
-        rk.resize(size_t(S));
-        double m = 0;
-        for (int64_t b = 0; b < B; ++b) {
-            ref_row(b * C + c, kk, flips.kernel, rk.data());
-            for (int64_t s = 0; s < S; ++s) m = std::max(m, std::fabs(rk[size_t(s)]));
-        }
-        max_ref_c[size_t(c)] = m;
+        d.applied = applied_mask(p, applied, c, ap);
+        ch[size_t(c)] = check_channel(p, opts, in, c, d);
     });
-    const double floor = 1e-3 * *std::max_element(max_ref_c.begin(), max_ref_c.end());
-    const size_t dsize = size_t(dtype_size(res.out_dx_dtype));
-    std::vector<DxErrors> errs(static_cast<size_t>(C));
-    // Without kink flips (or with the same ones) both implementations share one reference.
-    const bool same_ref = flips.kernel == flips.oracle;
-    oracle::Float32Result sums;
-    sums.dgamma.resize(size_t(C));
-    sums.dbeta.resize(size_t(C));
-    for_each_channel(C, [&](int64_t c) {
-        thread_local std::vector<double> rk, ro;
-        thread_local std::vector<float> yk;
-        rk.resize(size_t(S));
-        ro.resize(size_t(S));
-        yk.resize(size_t(S));
-        DxErrors& e = errs[size_t(c)];
-        const oracle::ChannelSums cs = oracle::torch_float32_channel(pr, c, [&](int64_t r, const float* yo) {
-            ref_row(r, kk, flips.kernel, rk.data());
-            if (!same_ref) ref_row(r, ko, flips.oracle, ro.data());
-            const double* rr = same_ref ? rk.data() : ro.data();
-            num::load_elems(res.out_dx_bytes.data() + size_t(r * S) * dsize, res.out_dx_dtype, size_t(S), yk.data());
-            for (int64_t s = 0; s < S; ++s) {
-                const size_t j = size_t(s);
-                e.k.add(yk[j], rk[j]);
-                e.o.add(yo[j], rr[j]);
-                const double ak_ = std::fabs(rk[j]), ao_ = std::fabs(rr[j]);
-                if (ak_ >= floor && ak_ > 0) e.rel_k = std::max(e.rel_k, std::fabs(double(yk[j]) - rk[j]) / ak_);
-                if (ao_ >= floor && ao_ > 0) e.rel_o = std::max(e.rel_o, std::fabs(double(yo[j]) - rr[j]) / ao_);
-                const double d = double(yk[j]) - double(yo[j]);
-                e.se_ko += d * d;
-                e.sq_o += double(yo[j]) * double(yo[j]);
+    return ch;
+}
+
+// The pass/fail of a checked result.
+void judge_result(ValidateResult& res) {
+    for (num::OutputCheck* o : {&res.dx, &res.dgamma, &res.dbeta}) num::judge(*o);
+    res.pass = res.hazards.empty() && res.mask.flips_outside_kink == 0;
+    for (const num::OutputCheck* o : {&res.dx, &res.dgamma, &res.dbeta})
+        res.pass = res.pass && o->kernel_pass && o->oracle_pass;
+}
+
+// ---- streamed ------------------------------------------------------------------------------
+
+// The generated inputs, page by page as the trace reads them.
+void read_generated(const Params& p, const BnInputs& cols, const HbmTensor& t, uint64_t lo, uint64_t hi, uint8_t* dst) {
+    const std::string& n = t.name;
+    if (n == "dy" || n == "x_in") return generate_rows(p, p.inputs, n == "dy" ? kSaltDy : kSaltX, lo, hi, dst);
+    if (n == "relu_mask") {
+        std::vector<uint8_t> x(size_t(hi - lo) * size_t(p.shape.spatial() * dtype_size(p.dtype)));
+        generate_rows(p, p.inputs, kSaltX, lo, hi, x.data());
+        return mask_rows(p, cols, lo, hi, x.data(), dst);
+    }
+    const std::vector<float>* col = n == "means" ? &cols.means : n == "variances" ? &cols.variances
+                                  : n == "gamma" ? &cols.gamma : n == "beta" ? &cols.beta : nullptr;
+    if (!col || t.row_bytes != 4) throw std::logic_error("numerics: no generated input for HBM tensor " + n);
+    std::memcpy(dst, col->data() + lo, size_t(hi - lo) * 4);
+}
+
+// Receives the kernel's dx rows as the run makes them final and checks a channel tile once all
+// of its rows are in: the tile's inputs generated again channel by channel, its dx and applied
+// mask then released.
+class TileChecks {
+public:
+    TileChecks(const Params& p, const ValidateOptions& opts, const BnInputs& cols, MaskProbe& probe,
+               const HbmTensor& dx, std::vector<ChannelResult>& out)
+        : p_(p), opts_(opts), cols_(cols), probe_(probe), dx_(p.shape, dx.row_bytes), out_(out) {}
+
+    void take_dx(const HbmTensor& t, uint64_t lo, uint64_t hi, std::unique_ptr<uint8_t[]>& page) {
+        for (int k : dx_.add(lo, hi, std::move(page), (hi - lo) * t.row_bytes)) check(k, t.row_bytes);
+    }
+
+private:
+    const Params& p_;
+    const ValidateOptions& opts_;
+    const BnInputs& cols_;
+    MaskProbe& probe_;
+    DxTiles dx_;
+    std::vector<ChannelResult>& out_;
+
+    void check(int k, uint64_t dx_row_bytes) {
+        const Shape& s = p_.shape;
+        const int64_t c0 = ctile_start(k), ck = ctile_size(s, k);
+        const size_t S = size_t(s.spatial()), ds = size_t(dtype_size(p_.dtype)), rb = size_t(dx_row_bytes);
+        if (p_.fuse_relu) probe_.record().tile(k);  // made before the threads read it
+        for_each_channel(c0, c0 + ck, [&](int64_t c) {
+            thread_local std::vector<uint8_t> dy, x, mask, dx, ap;
+            dy.resize(size_t(s.B) * S * ds);
+            x.resize(size_t(s.B) * S * ds);
+            dx.resize(size_t(s.B) * rb);
+            for (int64_t b = 0; b < s.B; ++b) {
+                const uint64_t r = uint64_t(b * s.C + c);
+                generate_rows(p_, p_.inputs, kSaltDy, r, r + 1, dy.data() + size_t(b) * S * ds);
+                generate_rows(p_, p_.inputs, kSaltX, r, r + 1, x.data() + size_t(b) * S * ds);
+                std::memcpy(dx.data() + size_t(b) * rb, dx_.row(k, b, c - c0), rb);
             }
-        }, nullptr);
-        sums.dgamma[size_t(c)] = cs.dgamma;
-        sums.dbeta[size_t(c)] = cs.dbeta;
-    });
-    DxErrors all;
-    for (const DxErrors& e : errs) all.merge(e);
-    const ErrorAccumulator &ak = all.k, &ao = all.o;
-    const double rel_k = all.rel_k, rel_o = all.rel_o, se_ko = all.se_ko, sq_o = all.sq_o;
-    // Tolerance: the bf16 (or configured) intermediates direct_x and var_x, and the cast to dx's
-    // dtype: each element carries at most about 2*u_c + u_o of max|dx| (u = unit roundoff), plus
-    // the scale/bias operand path's u_op on direct_x and var_x; the L2 bound takes twice the sum.
-    const Roundoffs u = roundoffs(p, opts);
-    const double k = opts.tolerance_scale;
-    OutputCheck& o = res.dx;
-    o.name = "dx";
-    o.kernel = ak.metrics(rel_k);
-    o.oracle = ao.metrics(rel_o);
-    o.kernel_vs_oracle_rel_l2 = sq_o > 0 ? std::sqrt(se_ko / sq_o) : std::sqrt(se_ko);
-    o.tol_rel_l2 = k * (2.0 * (u.uc + u.uo) + 4 * u.u_op + 8 * u.u32);
-    o.tol_max_abs = k * (4.0 * (u.uc + u.uo) + 8 * u.u_op + 8 * u.u32) * ak.max_ref;
-    o.tolerance_basis = std::string("intermediates ") + dtype_name(p.compute_dtype) + ", dx " + dtype_name(p.dtype) +
-                        ", scale/bias operand " + std::to_string(opts.scale_bias_operand_bits) + " bits";
-    auto ratio = [&](const ErrorMetrics& m) {
-        return std::max(m.rel_l2_err / o.tol_rel_l2, o.tol_max_abs > 0 ? m.max_abs_err / o.tol_max_abs : 0.0);
-    };
-    o.kernel_err_over_tol = ratio(o.kernel);
-    o.oracle_err_over_tol = ratio(o.oracle);
-    return sums;
-}
-
-// One per-channel output against its reference, each channel held to its own tolerance.
-void check_column(OutputCheck& o, const char* name, const std::vector<float>& yk, const std::vector<float>& yo,
-                  const std::vector<double>& rk, const std::vector<double>& ro, const std::vector<double>& tol) {
-    o.name = name;
-    o.kernel = num::error_metrics(yk, rk);
-    o.oracle = num::error_metrics(yo, ro);
-    o.kernel_vs_oracle_rel_l2 = num::rel_l2(yk, yo);
-    o.tolerance_basis = "fp32 accumulation of N terms per channel";
-    double num = 0, den = 0;
-    for (size_t c = 0; c < tol.size(); ++c) {
-        o.tol_max_abs = std::max(o.tol_max_abs, tol[c]);
-        o.kernel_err_over_tol = std::max(o.kernel_err_over_tol, std::fabs(yk[c] - rk[c]) / tol[c]);
-        o.oracle_err_over_tol = std::max(o.oracle_err_over_tol, std::fabs(yo[c] - ro[c]) / tol[c]);
-        num += tol[c] * tol[c];
-        den += rk[c] * rk[c];
+            ChannelData d;
+            d.dy = dy.data();
+            d.x = x.data();
+            d.dx = dx.data();
+            if (p_.uses_mask()) {
+                mask.resize(size_t(s.B) * S);
+                for (int64_t b = 0; b < s.B; ++b) {
+                    const uint64_t r = uint64_t(b * s.C + c);
+                    mask_rows(p_, cols_, r, r + 1, x.data() + size_t(b) * S * ds, mask.data() + size_t(b) * S);
+                }
+                d.mask = mask.data();
+            }
+            d.applied = applied_mask(p_, probe_.record(), c, ap);
+            out_[size_t(c)] = check_channel(p_, opts_, cols_, c, d);
+        });
+        dx_.release(k);
+        if (p_.fuse_relu) probe_.record().release(k);
     }
-    o.tol_rel_l2 = den > 0 ? std::sqrt(num / den) : 0;
-    if (std::isnan(o.kernel_err_over_tol) || std::isnan(o.kernel.max_abs_err)) o.kernel_err_over_tol = INFINITY;
-}
-
-// dgamma/dbeta: fp32 sums of N terms accumulated sequentially (reduce registers, tensor_reduce):
-// |err| <~ 8 u32 sqrt(N) max(||t||_2, |sum t|) per channel, plus for dgamma the cancellation of
-// sum(dy'x) against mean*dbeta, times rstd.
-void check_dgamma_dbeta(const Params& p, const BnInputs& in, const ValidateOptions& opts, const oracle::Problem& pr,
-                        const oracle::Reference64& ref, const oracle::Coefficients& kk, const oracle::Coefficients& ko,
-                        const oracle::Float32Result& orc, ValidateResult& res) {
-    const int64_t C = p.shape.C;
-    const double u32 = num::unit_roundoff(24), k = opts.tolerance_scale, sqrtN = std::sqrt(double(pr.N()));
-    std::vector<double> tol_b(static_cast<size_t>(C)), tol_g(static_cast<size_t>(C));
-    for (int64_t c = 0; c < C; ++c) {
-        const size_t ci = size_t(c);
-        const double sdy = std::max(ref.dy_l2()[ci], std::fabs(kk.dbeta[ci]));
-        const double sdyx = std::max(ref.dyx_l2()[ci], std::fabs(ref.dyx_sum()[ci]));
-        tol_b[ci] = k * (8 * u32 * sqrtN * sdy + 4 * u32 * std::fabs(kk.dbeta[ci])) + 1e-30;
-        tol_g[ci] = k * (8 * u32 * sqrtN * (sdyx + std::fabs(in.means[ci]) * sdy) * ref.rstd(c) +
-                         8 * u32 * std::fabs(kk.dgamma[ci])) + 1e-30;
-    }
-    check_column(res.dbeta, "dbeta", res.out_dbeta, orc.dbeta, kk.dbeta, ko.dbeta, tol_b);
-    check_column(res.dgamma, "dgamma", res.out_dgamma, orc.dgamma, kk.dgamma, ko.dgamma, tol_g);
-}
+};
 
 }  // namespace
 
@@ -316,50 +228,138 @@ uint64_t validate_bytes_needed(const Trace& trace, const Params& p, int partitio
     // tensors are the inputs above, lent) and the mask probe's record.
     const uint64_t executing = inputs - 2 * n * uint64_t(dtype_size(p.dtype)) - (p.uses_mask() ? n : 0) +
                                num::DeviceMemory::bytes_needed(trace, partitions, bpp) + (p.fuse_relu ? n : 0);
-    // Then: the kernel's dx bytes, the applied and the oracle's recomputed masks, and the oracle's
-    // two per-channel [B, spatial] fp32 buffers (dx itself is streamed row by row, never held).
-    // Each further thread of the per-channel checks holds its own oracle buffers: 8 B*spatial
-    // bytes more (2 MiB at the seed shape), left out so the estimate is the same on any machine.
-    const uint64_t checking = inputs + n * uint64_t(dtype_size(p.dtype)) + (p.fuse_relu ? n : 0) +
-                              (p.recomputes_mask() ? n : 0) + uint64_t(p.shape.B * p.shape.spatial()) * 8;
+    // Then: the kernel's dx bytes and applied mask, and one thread's channel check (each
+    // further thread of the per-channel checks holds its own: left out so the estimate is the
+    // same on any machine).
+    const uint64_t checking = inputs + n * uint64_t(dtype_size(p.dtype)) + (p.fuse_relu ? n : 0) + channel_check_bytes(p);
     return std::max(executing, checking);
+}
+
+uint64_t streamed_bytes_needed(const Trace& trace, const Params& p, int partitions, uint64_t bpp,
+                               const num::ExecutionOrder& order) {
+    const Shape& s = p.shape;
+    const int tiles = int((s.C + kPMax - 1) / kPMax);
+    const uint64_t S = uint64_t(s.spatial());
+    auto tile_elems = [&](int k) { return uint64_t(s.B * ctile_size(s, k)) * S; };
+    // Held besides the HBM pages: the SBUF images, the per-channel values, and per channel tile
+    // the kernel's dx and applied mask from their first element to the tile's check.
+    const uint64_t fixed = num::DeviceMemory::sbuf_bytes_needed(trace, partitions, bpp) + uint64_t(s.C) * 16;
+    // The executor's scratch: two fp32 buffers of the largest operand, and the results of the
+    // instructions in flight (their buffers are kept for reuse: the largest total so far).
+    uint64_t largest = 0;
+    for (const Instruction& in : trace.instructions())
+        for (const auto* ops : {&in.srcs, &in.dsts})
+            for (const Operand& o : *ops) largest = std::max(largest, uint64_t(o.region.rows()) * o.elems_per_row());
+    const uint64_t operands = 2 * 4 * largest;
+    uint64_t in_flight = 0, results = 0;
+    auto result_bytes = [](const Instruction& in) {
+        uint64_t n = 0;
+        for (const Operand& o : in.dsts) n += o.region.bytes();
+        return n;
+    };
+    const HbmTensor* tdx = trace.find_tensor("dx");
+    if (!tdx) throw std::logic_error("numerics: the trace has no dx tensor");
+    DxTiles dx(s, tdx->row_bytes);
+    uint64_t masks = 0, peak = 0, delivering = 0;
+    std::vector<bool> mask_held(size_t(tiles), false);
+    std::unique_ptr<num::HbmPages> pages;
+    auto at = [&](uint64_t extra) {
+        const uint64_t hbm = pages->resident_bytes() - delivering;  // a page handed to dx is counted there
+        peak = std::max(peak, fixed + operands + results + hbm + dx.held_bytes() + masks + extra);
+    };
+    // A tile's check runs its channels on every hardware thread, each with its own buffers.
+    auto check_bytes = [&](int k) {
+        return channel_check_bytes(p) * uint64_t(std::min<int64_t>(ctile_size(s, k), num::default_threads()));
+    };
+    num::HbmStreamIO io;
+    io.take_output = [&](const HbmTensor& t, uint64_t lo, uint64_t hi, std::unique_ptr<uint8_t[]>&) {
+        if (t.id != tdx->id) return;
+        delivering = (hi - lo) * t.row_bytes;
+        for (int k : dx.add(lo, hi, nullptr, delivering)) {
+            at(check_bytes(k));
+            dx.release(k);
+            if (mask_held[size_t(k)]) masks -= tile_elems(k);
+        }
+        delivering = 0;
+    };
+    pages = std::make_unique<num::HbmPages>(trace, io, false);
+    const auto& ins = trace.instructions();
+    for (const num::ExecutionEvent& e : order) {
+        const Instruction& in = ins.at(e.id);
+        if (!e.start) {
+            pages->release(in);
+            in_flight -= result_bytes(in);
+            continue;
+        }
+        in_flight += result_bytes(in);
+        results = std::max(results, in_flight);
+        const bool applies_mask = in.tag.role == kRoleApplyLoadedMask || in.tag.role == kRoleApplyRecomputedMask;
+        if (p.fuse_relu && applies_mask && in.tag.ctile >= 0 && !mask_held.at(size_t(in.tag.ctile))) {
+            mask_held[size_t(in.tag.ctile)] = true;
+            masks += tile_elems(in.tag.ctile);
+        }
+        pages->acquire(in);
+        at(0);
+    }
+    pages->flush();
+    return peak;
 }
 
 ValidateResult validate_batch_norm_bwd(const Trace& trace, const Params& p, const BnInputs& in,
                                        const ValidateOptions& opts, const num::Runner& run) {
     ValidateResult res;
     Laps lap{res, {}};
-    std::vector<uint8_t> applied = run_emulated(trace, p, in, opts, run, res, lap);
-
-    const oracle::Problem pr = oracle_problem(p, in);
-    // The float32 oracle's own recomputed mask (its sums and dx are streamed in check_dx).
-    oracle::Float32Result orc;
-    if (p.recomputes_mask()) {
-        orc.mask.resize(size_t(pr.size()));
-        for_each_channel(pr.C, [&](int64_t c) { oracle::torch_float32_channel(pr, c, nullptr, orc.mask.data()); });
-        lap("float32 oracle mask");
+    MaskTiles applied;
+    {  // the device memory is released before the checks
+        num::DeviceMemory mem(trace, opts.partitions, opts.sbuf_bytes_per_partition);
+        lap("allocate device memory");
+        Emulation em(mem, trace, p, opts);
+        run_whole(trace, p, in, run, mem, em, res, lap);
+        applied = em.probe.take_record();
     }
-    oracle::Reference64 ref(pr, for_each_channel);
-    lap("float64 reference");
+    const std::vector<ChannelResult> channels = check_all_channels(p, in, opts, res, applied);
+    lap("oracle, reference and errors per channel");
+    combine_channels(p, opts, in, channels, res);
+    judge_result(res);
+    lap("combine channels");
+    return res;
+}
 
-    KinkFlips flips;
-    if (p.fuse_relu) {
-        flips = check_mask(p, in, opts, ref, applied, orc.mask, res.mask);
-        applied = {};
-        lap("mask flips");
+ValidateResult validate_streamed(const Trace& trace, const Params& p, const BnInputs& cols,
+                                 const ValidateOptions& opts, const num::Runner& run) {
+    ValidateResult res;
+    Laps lap{res, {}};
+    std::vector<ChannelResult> channels(size_t(p.shape.C));
+    res.out_dgamma.assign(size_t(p.shape.C), NAN);
+    res.out_dbeta.assign(size_t(p.shape.C), NAN);
+    {
+        std::unique_ptr<TileChecks> checks;
+        num::HbmStreamIO io;
+        io.read_input = [&](const HbmTensor& t, uint64_t lo, uint64_t hi, uint8_t* dst) {
+            read_generated(p, cols, t, lo, hi, dst);
+        };
+        io.take_output = [&](const HbmTensor& t, uint64_t lo, uint64_t hi, std::unique_ptr<uint8_t[]>& page) {
+            if (t.name == "dx") {
+                res.out_dx_dtype = t.dtype;
+                return checks->take_dx(t, lo, hi, page);
+            }
+            std::vector<float>* col = t.name == "dgamma" ? &res.out_dgamma : t.name == "dbeta" ? &res.out_dbeta : nullptr;
+            if (col && t.row_bytes == 4) num::load_elems(page.get(), DType::fp32, size_t(hi - lo), col->data() + lo);
+        };
+        num::DeviceMemory mem(trace, opts.partitions, opts.sbuf_bytes_per_partition, io);
+        lap("allocate device memory");
+        Emulation em(mem, trace, p, opts);
+        const HbmTensor* tdx = trace.find_tensor("dx");
+        if (!tdx) throw std::logic_error("numerics: the trace has no dx tensor");
+        checks = std::make_unique<TileChecks>(p, opts, cols, em.probe, *tdx, channels);
+        run(trace, em.fan);
+        mem.flush();
+        em.report(res);
+        lap("execute trace, check channel tiles as they finish");
     }
-    const oracle::Coefficients kk = ref.coefficients(flips.kernel), ko = ref.coefficients(flips.oracle);
-
-    oracle::Float32Result sums = check_dx(p, opts, pr, ref, kk, ko, flips, res);
-    orc.dgamma = std::move(sums.dgamma);
-    orc.dbeta = std::move(sums.dbeta);
-    lap("float32 oracle and dx metrics");
-
-    check_dgamma_dbeta(p, in, opts, pr, ref, kk, ko, orc, res);
-    for (OutputCheck* o : {&res.dx, &res.dgamma, &res.dbeta}) num::judge(*o);
-    res.pass = res.hazards.empty() && res.mask.flips_outside_kink == 0;
-    for (const OutputCheck* o : {&res.dx, &res.dgamma, &res.dbeta}) res.pass = res.pass && o->kernel_pass && o->oracle_pass;
-    lap("dgamma/dbeta metrics");
+    combine_channels(p, opts, cols, channels, res);
+    judge_result(res);
+    lap("combine channels");
     return res;
 }
 

@@ -8,6 +8,7 @@
 
 #include "kernels/batch_norm_bwd/numerics/inputs.h"
 #include "kernels/batch_norm_bwd/params.h"
+#include "numerics/execution_order.h"
 #include "numerics/npy.h"
 #include "numerics/validation.h"
 
@@ -51,9 +52,24 @@ struct ValidateResult {
 ValidateResult validate_batch_norm_bwd(const Trace& trace, const Params& p, const BnInputs& in,
                                        const ValidateOptions& opts, const num::Runner& run);
 
+// The same validation, streamed for a shape whose tensors do not fit in memory whole: the HBM
+// tensors are paged (numerics/hbm_pages.h), the inputs generated page by page as the trace reads
+// them (cols holds the per-channel values, generate_columns), and each channel tile is checked
+// as soon as the run has made all of its dx final, then released. The figures are the same as
+// validate_batch_norm_bwd's on the same inputs; dx is not kept (out_dx_bytes stays empty).
+ValidateResult validate_streamed(const Trace& trace, const Params& p, const BnInputs& cols, const ValidateOptions& opts,
+                                 const num::Runner& run);
+
 // Bytes a validation of this trace holds at its peak: the larger of the execution (inputs,
 // device memory, mask record) and the checking that follows (inputs, dx, masks, oracle buffers).
 uint64_t validate_bytes_needed(const Trace& trace, const Params& p, int partitions, uint64_t sbuf_bytes_per_partition);
+
+// Bytes the streamed validation holds at its peak when the run reports `order` (walked with
+// HbmPages holding no data): the SBUF images, the executor's buffers, the resident HBM pages,
+// each channel tile's dx and applied mask until its check, and the check's buffers on each
+// hardware thread (so, unlike the whole run's estimate, it depends on the machine's threads).
+uint64_t streamed_bytes_needed(const Trace& trace, const Params& p, int partitions, uint64_t sbuf_bytes_per_partition,
+                               const num::ExecutionOrder& order);
 
 // dx.npy, dgamma.npy, dbeta.npy (float32), for the caller to write while r lives.
 std::vector<num::NpyFile> output_files(const Params& p, const ValidateResult& r);

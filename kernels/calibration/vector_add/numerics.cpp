@@ -198,7 +198,7 @@ std::vector<double> vector_add_reference(const VectorAddParams& p, const std::ve
 }
 
 const KernelNumerics& vector_add_numerics() {
-    static const KernelNumerics n{parse_section, bytes_needed, run_validation};
+    static const KernelNumerics n{parse_section, bytes_needed, run_validation, nullptr};  // no streaming
     return n;
 }
 
