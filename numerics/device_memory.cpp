@@ -94,18 +94,26 @@ void fill_touched(BigVector<uint8_t>& v, const std::vector<bool>& pages) {
     });
 }
 
+// One SBUF image per core, with the pages the trace touches made resident (whole and streamed
+// runs hold the SBUF alike); returns the bytes made resident.
+uint64_t make_sbuf_images(std::vector<BigVector<uint8_t>>& sbuf, const Footprint& f, int partitions, uint64_t bpp) {
+    uint64_t resident = 0;
+    sbuf.resize(f.sbuf.size());
+    for (size_t c = 0; c < sbuf.size(); ++c) {
+        sbuf[c].resize(size_t(partitions) * bpp);
+        fill_touched(sbuf[c], f.sbuf[c]);
+        resident += resident_bytes(f.sbuf[c], sbuf[c].size());
+    }
+    return resident;
+}
+
 }  // namespace
 
 DeviceMemory::DeviceMemory(const Trace& trace, int partitions, uint64_t bpp, HbmStreamIO stream)
     : trace_(&trace), partitions_(partitions), sbuf_bpp_(bpp) {
     const size_t cores = size_t(std::max(trace.num_cores, 1));
     Footprint f = footprint(trace, cores, partitions, bpp);
-    sbuf_.resize(cores);
-    for (size_t c = 0; c < cores; ++c) {
-        sbuf_[c].resize(size_t(partitions) * bpp);
-        fill_touched(sbuf_[c], f.sbuf[c]);
-        touched_bytes_ += resident_bytes(f.sbuf[c], sbuf_[c].size());
-    }
+    touched_bytes_ += make_sbuf_images(sbuf_, f, partitions, bpp);
     borrowed_.assign(trace.tensors().size(), nullptr);
     written_ = std::move(f.hbm_written);
     hbm_.resize(trace.tensors().size());
@@ -116,12 +124,7 @@ DeviceMemory::DeviceMemory(const Trace& trace, int partitions, uint64_t bpp)
     : trace_(&trace), partitions_(partitions), sbuf_bpp_(bpp) {
     const size_t cores = size_t(std::max(trace.num_cores, 1));
     Footprint f = footprint(trace, cores, partitions, bpp);
-    sbuf_.resize(cores);
-    for (size_t c = 0; c < cores; ++c) {
-        sbuf_[c].resize(size_t(partitions) * bpp);
-        fill_touched(sbuf_[c], f.sbuf[c]);
-        touched_bytes_ += resident_bytes(f.sbuf[c], sbuf_[c].size());
-    }
+    touched_bytes_ += make_sbuf_images(sbuf_, f, partitions, bpp);
     borrowed_.assign(trace.tensors().size(), nullptr);
     written_ = std::move(f.hbm_written);
     for (const auto& t : trace.tensors()) {
