@@ -28,6 +28,23 @@ Ticks step(std::mt19937_64& rng, Ticks t) {
     }
 }
 
+// The decisions of the scan the tree replaces, as (engine, time): find the earliest next time,
+// decide every engine due then in engine order (next_of(t) gives its new next time), repeat
+// until the horizon.
+template <class NextOf>
+std::vector<std::pair<size_t, Ticks>> scan_order(std::vector<Ticks> next, Ticks horizon, NextOf&& next_of) {
+    std::vector<std::pair<size_t, Ticks>> order;
+    for (;;) {
+        const Ticks t = *std::min_element(next.begin(), next.end());
+        if (t >= horizon) return order;
+        for (size_t e = 0; e < next.size(); ++e)
+            if (next[e] == t) {
+                order.emplace_back(e, t);
+                next[e] = next_of(t);
+            }
+    }
+}
+
 }  // namespace
 
 TEST_CASE("DMA decision order: the winner tree decides as the in-order scan does") {
@@ -46,16 +63,8 @@ TEST_CASE("DMA decision order: the winner tree decides as the in-order scan does
             }
             const Ticks horizon = 5000;
 
-            std::vector<std::pair<size_t, Ticks>> by_scan, by_tree;
-            for (;;) {
-                const Ticks t = *std::min_element(next.begin(), next.end());
-                if (t >= horizon) break;
-                for (size_t e = 0; e < engines; ++e)
-                    if (next[e] == t) {
-                        by_scan.emplace_back(e, t);
-                        next[e] = step(rng_scan, t);
-                    }
-            }
+            const auto by_scan = scan_order(next, horizon, [&](Ticks t) { return step(rng_scan, t); });
+            std::vector<std::pair<size_t, Ticks>> by_tree;
             for (;;) {
                 const Ticks t = order.first_time();
                 if (t >= horizon) break;
@@ -101,16 +110,8 @@ TEST_CASE("DMA decision order: deciding engines in step as a run keeps the scan'
                 return t + 100;
             };
             const Ticks horizon = 20000;
-            std::vector<std::pair<size_t, Ticks>> by_scan, by_tree;
-            for (;;) {
-                const Ticks t = *std::min_element(next.begin(), next.end());
-                if (t >= horizon) break;
-                for (size_t e = 0; e < engines; ++e)
-                    if (next[e] == t) {
-                        by_scan.emplace_back(e, t);
-                        next[e] = lockstep(rng_scan, t);
-                    }
-            }
+            const auto by_scan = scan_order(next, horizon, [&](Ticks t) { return lockstep(rng_scan, t); });
+            std::vector<std::pair<size_t, Ticks>> by_tree;
             while (order.first_time() < horizon)
                 order.decide_run([&](size_t e) {
                     const Ticks t = order.time(e);
