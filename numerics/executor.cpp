@@ -107,36 +107,83 @@ std::vector<float> FunctionalExecutor::scalar(const ScalarArg& s, uint32_t rows,
     return v;
 }
 
-FunctionalExecutor::Write FunctionalExecutor::encode(const Operand& dst, const std::vector<float>& values) {
-    Write w;
-    w.region = dst.region;
-    const size_t n = size_t(dst.elems_per_row());
-    const size_t bpr = size_t(dst.region.bytes_per_row());
-    if (values.size() != n * dst.region.rows()) throw std::logic_error("numerics: result size mismatch");
-    w.bytes = take_bytes(bpr * dst.region.rows());
-    for (uint32_t i = 0; i < dst.region.rows(); ++i)
-        store_elems(values.data() + size_t(i) * n, dst.dtype, n, w.bytes.data() + size_t(i) * bpr);
-    return w;
-}
+namespace {
 
-FunctionalExecutor::Write FunctionalExecutor::copy_bytes(const Operand& dst, const Operand& src) {
-    if (src.dtype != dst.dtype) {
-        read_into(src, a_);
-        return encode(dst, a_);
+// Where an instruction's results go, row by row: straight into device memory, or into staging
+// buffers (one per destination) when they must wait for the instruction's on_finish.
+class Results {
+public:
+    using Staged = std::vector<std::vector<uint8_t>>;
+    Results(DeviceMemory& mem, const Instruction& ins, Staged* staged) : mem_(mem), ins_(ins), staged_(staged) {}
+    uint8_t* row(size_t dst, uint32_t i) {
+        const Region& r = ins_.dsts[dst].region;
+        if (!staged_) return mem_.row(r, i);
+        return (*staged_)[dst].data() + size_t(i) * size_t(r.bytes_per_row());
     }
-    Write w;
-    w.region = dst.region;
-    const size_t bpr = size_t(dst.region.bytes_per_row());
-    w.bytes = take_bytes(bpr * dst.region.rows());
-    const DeviceMemory& mem = mem_;
-    for (uint32_t i = 0; i < dst.region.rows(); ++i) std::memcpy(w.bytes.data() + i * bpr, mem.row(src.region, i), bpr);
-    return w;
+    // Row i of dst from fp32 values, cast to its dtype.
+    void store(size_t dst, uint32_t i, const float* v) {
+        const Operand& o = ins_.dsts[dst];
+        store_elems(v, o.dtype, size_t(o.elems_per_row()), row(dst, i));
+    }
+
+private:
+    DeviceMemory& mem_;
+    const Instruction& ins_;
+    Staged* staged_;
+};
+
+}  // namespace
+
+// Results go straight into device memory row by row when each destination row overlaps at most
+// the same partition (or HBM row) of what the instruction reads, which is read whole before
+// that row is written.
+bool stages_own_results(const Instruction& ins) {
+    bool stage = false;
+    for (const Operand& d : ins.dsts)
+        ins.for_each_read([&](const Region& r) {
+            if (d.region.overlaps(r) && d.region.row_lo != r.row_lo) stage = true;
+        });
+    return stage;
 }
 
-FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) {
-    Pending p;
+bool writes_what_it_reads(const Instruction& writer, const Instruction& reader) {
+    bool hit = false;
+    reader.for_each_read([&](const Region& r) {
+        if (!hit) writer.for_each_write([&](const Region& w) { hit = hit || r.overlaps(w); });
+    });
+    // A readout also reads the reduce registers beyond the instruction's own partitions.
+    if (!hit && reader.acc_readout && writer.accumulate != Accumulate::none && reader.core == writer.core) hit = true;
+    return hit;
+}
+
+void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage) {
     auto need = [&](size_t ns, size_t nd) {
         if (ins.srcs.size() < ns || ins.dsts.size() < nd) shape_error(ins, "missing operands");
+    };
+    const DeviceMemory& mem = mem_;  // reads go through the const row(): inputs may be lent read-only
+    auto load_row = [&](const Operand& op, uint32_t i, std::vector<float>& out) {
+        const size_t n = size_t(op.elems_per_row());
+        out.resize(n);
+        load_elems(mem.row(op.region, i), op.dtype, n, out.data());
+    };
+    Results::Staged staged;
+    if (stage) {
+        staged.resize(ins.dsts.size());
+        for (size_t k = 0; k < ins.dsts.size(); ++k) staged[k] = take_bytes(size_t(ins.dsts[k].region.bytes()));
+    }
+    Results out(mem_, ins, stage ? &staged : nullptr);
+    // Copies src into dsts[0] (casting when the dtypes differ).
+    auto copy = [&](const Operand& src) {
+        const Operand& dst = ins.dsts[0];
+        const size_t bpr = size_t(dst.region.bytes_per_row());
+        for (uint32_t i = 0; i < dst.region.rows(); ++i) {
+            if (src.dtype == dst.dtype) {
+                std::memmove(out.row(0, i), mem.row(src.region, i), bpr);
+            } else {
+                load_row(src, i, a_);
+                out.store(0, i, a_.data());
+            }
+        }
     };
     switch (ins.opcode) {
     case Opcode::DmaCopy:
@@ -144,14 +191,14 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
     case Opcode::TensorCopy: {
         need(1, 1);
         check_same(ins, ins.srcs[0], ins.dsts[0], "copy");
-        p.writes.push_back(copy_bytes(ins.dsts[0], ins.srcs[0]));
+        copy(ins.srcs[0]);
         break;
     }
     case Opcode::SendRecv: {
         // srcs = [own send column, the peer's send column]: the receive buffer gets the peer's.
         need(2, 1);
         check_same(ins, ins.srcs[1], ins.dsts[0], "sendrecv");
-        p.writes.push_back(copy_bytes(ins.dsts[0], ins.srcs[1]));
+        copy(ins.srcs[1]);
         break;
     }
     case Opcode::Activation: {
@@ -160,8 +207,6 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
         check_same(ins, in, ins.dsts[0], "activation");
         const uint32_t rows = in.region.rows();
         const size_t n = size_t(in.elems_per_row());
-        std::vector<float>& v = a_;
-        read_into(in, v);
         const std::vector<float> sc = scalar(ins.scalar[0], rows, true);
         const std::vector<float> bi = scalar(ins.scalar[1], rows, true);
         const bool acc = ins.accumulate != Accumulate::none;
@@ -171,8 +216,14 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
             p.writes_acc = true;
             p.acc.resize(rows);
         }
+        if (ins.acc_readout) {
+            if (ins.dsts.size() < 2) shape_error(ins, "acc_readout without a readout destination");
+            const Operand& ro = ins.dsts[1];
+            if (ro.elems_per_row() != 1 || ro.region.rows() > 128) shape_error(ins, "readout is not a [P, 1] column");
+        }
         for (uint32_t i = 0; i < rows; ++i) {
-            float* r = v.data() + size_t(i) * n;
+            load_row(in, i, a_);
+            float* r = a_.data();
             const float s = sc[i], b = bi[i];
             for (size_t j = 0; j < n; ++j) {
                 float t = r[j] * s;
@@ -184,15 +235,14 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
                 for (size_t j = 0; j < n; ++j) a += r[j];
                 p.acc[i] = a;
             }
+            out.store(0, i, r);
         }
-        p.writes.push_back(encode(ins.dsts[0], v));
         if (ins.acc_readout) {
-            if (ins.dsts.size() < 2) shape_error(ins, "acc_readout without a readout destination");
             const Operand& ro = ins.dsts[1];
-            if (ro.elems_per_row() != 1 || ro.region.rows() > 128) shape_error(ins, "readout is not a [P, 1] column");
-            std::vector<float> vals(ro.region.rows());
-            for (uint32_t i = 0; i < ro.region.rows(); ++i) vals[i] = (acc && i < rows) ? p.acc[i] : regs[i];
-            p.writes.push_back(encode(ro, vals));
+            for (uint32_t i = 0; i < ro.region.rows(); ++i) {
+                const float v = (acc && i < rows) ? p.acc[i] : regs[i];
+                out.store(1, i, &v);
+            }
         }
         break;
     }
@@ -200,29 +250,26 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
         need(2, 1);
         check_same(ins, ins.srcs[0], ins.dsts[0], "tensor_tensor in0");
         check_same(ins, ins.srcs[1], ins.dsts[0], "tensor_tensor in1");
-        std::vector<float>& a = a_;
-        std::vector<float>& b = b_;
-        read_into(ins.srcs[0], a);
-        read_into(ins.srcs[1], b);
-        alu(ins.alu[0], a.data(), b.data(), a.size());
-        p.writes.push_back(encode(ins.dsts[0], a));
+        for (uint32_t i = 0; i < ins.dsts[0].region.rows(); ++i) {
+            load_row(ins.srcs[0], i, a_);
+            load_row(ins.srcs[1], i, b_);
+            alu(ins.alu[0], a_.data(), b_.data(), a_.size());
+            out.store(0, i, a_.data());
+        }
         break;
     }
     case Opcode::TensorScalar: {
         need(1, 1);
         check_same(ins, ins.srcs[0], ins.dsts[0], "tensor_scalar");
         const uint32_t rows = ins.srcs[0].region.rows();
-        const size_t n = size_t(ins.srcs[0].elems_per_row());
-        std::vector<float>& a = a_;
-        read_into(ins.srcs[0], a);
         const std::vector<float> s0 = scalar(ins.scalar[0], rows, false);
         const std::vector<float> s1 = scalar(ins.scalar[1], rows, false);
         for (uint32_t i = 0; i < rows; ++i) {
-            float* x = a.data() + size_t(i) * n;
-            alu(ins.alu[0], x, s0[i], n);
-            alu(ins.alu[1], x, s1[i], n);
+            load_row(ins.srcs[0], i, a_);
+            alu(ins.alu[0], a_.data(), s0[i], a_.size());
+            alu(ins.alu[1], a_.data(), s1[i], a_.size());
+            out.store(0, i, a_.data());
         }
-        p.writes.push_back(encode(ins.dsts[0], a));
         break;
     }
     case Opcode::ScalarTensorTensor: {
@@ -230,33 +277,26 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
         check_same(ins, ins.srcs[0], ins.dsts[0], "scalar_tensor_tensor in0");
         check_same(ins, ins.srcs[1], ins.dsts[0], "scalar_tensor_tensor in1");
         const uint32_t rows = ins.srcs[0].region.rows();
-        const size_t n = size_t(ins.srcs[0].elems_per_row());
-        std::vector<float>& a = a_;
-        std::vector<float>& b = b_;
-        read_into(ins.srcs[0], a);
-        read_into(ins.srcs[1], b);
         const std::vector<float> s = scalar(ins.scalar[0], rows, false);
         for (uint32_t i = 0; i < rows; ++i) {
-            const size_t k = size_t(i) * n;
-            alu(ins.alu[0], a.data() + k, s[i], n);
-            alu(ins.alu[1], a.data() + k, b.data() + k, n);
+            load_row(ins.srcs[0], i, a_);
+            load_row(ins.srcs[1], i, b_);
+            alu(ins.alu[0], a_.data(), s[i], a_.size());
+            alu(ins.alu[1], a_.data(), b_.data(), a_.size());
+            out.store(0, i, a_.data());
         }
-        p.writes.push_back(encode(ins.dsts[0], a));
         break;
     }
     case Opcode::TensorReduce: {
         need(1, 1);
         const Operand& in = ins.srcs[0];
-        const Operand& out = ins.dsts[0];
-        if (out.region.rows() != in.region.rows() || out.elems_per_row() != 1)
+        const Operand& dst = ins.dsts[0];
+        if (dst.region.rows() != in.region.rows() || dst.elems_per_row() != 1)
             shape_error(ins, "tensor_reduce output is not a [P, 1] column of its input");
-        const uint32_t rows = in.region.rows();
-        const size_t n = size_t(in.elems_per_row());
-        std::vector<float>& a = a_;
-        read_into(in, a);
-        std::vector<float> r(rows);
-        for (uint32_t i = 0; i < rows; ++i) {
-            const float* x = a.data() + size_t(i) * n;
+        for (uint32_t i = 0; i < in.region.rows(); ++i) {
+            load_row(in, i, a_);
+            const float* x = a_.data();
+            const size_t n = a_.size();
             float s = 0.0f;
             if (ins.alu[0] == AluOp::max) {
                 s = -INFINITY;
@@ -264,31 +304,53 @@ FunctionalExecutor::Pending FunctionalExecutor::compute(const Instruction& ins) 
             } else {
                 for (size_t j = 0; j < n; ++j) s += x[j];
             }
-            r[i] = s;
+            out.store(0, i, &s);
         }
-        p.writes.push_back(encode(out, r));
         break;
     }
     }
-    return p;
+    if (!stage) return;
+    p.staged = true;
+    p.writes.resize(ins.dsts.size());
+    for (size_t k = 0; k < ins.dsts.size(); ++k) {
+        p.writes[k].region = ins.dsts[k].region;
+        p.writes[k].bytes = std::move(staged[k]);
+    }
+}
+
+void FunctionalExecutor::stage_readers_of(const Instruction& writer) {
+    for (auto& [id, p] : pending_)
+        if (!p.staged && id != writer.id && writes_what_it_reads(writer, *p.ins)) compute(*p.ins, p, true);
 }
 
 void FunctionalExecutor::on_start(const Instruction& ins, double) {
     mem_.acquire(ins);
     ++started_;
-    pending_[ins.id] = compute(ins);
+    Pending& p = pending_[ins.id];
+    p = Pending();
+    p.ins = &ins;
+    // Results that could overwrite the instruction's own inputs before it has read them all are
+    // computed now and staged.
+    if (stages_own_results(ins)) compute(ins, p, true);
 }
 
 void FunctionalExecutor::on_finish(const Instruction& ins, double) {
     auto it = pending_.find(ins.id);
     if (it == pending_.end())
         throw std::logic_error("numerics: instruction " + std::to_string(ins.id) + " finished without starting");
+    // Instructions in flight that read what this one writes see their inputs as they were.
+    stage_readers_of(ins);
     Pending& p = it->second;
-    for (const Write& w : p.writes) {
-        const size_t bpr = size_t(w.region.bytes_per_row());
-        for (uint32_t i = 0; i < w.region.rows(); ++i) std::memcpy(mem_.row(w.region, i), w.bytes.data() + i * bpr, bpr);
+    if (p.staged) {
+        for (const Write& w : p.writes) {
+            const size_t bpr = size_t(w.region.bytes_per_row());
+            for (uint32_t i = 0; i < w.region.rows(); ++i)
+                std::memcpy(mem_.row(w.region, i), w.bytes.data() + i * bpr, bpr);
+        }
+        for (Write& w : p.writes) byte_pool_.push_back(std::move(w.bytes));
+    } else {
+        compute(ins, p, false);
     }
-    for (Write& w : p.writes) byte_pool_.push_back(std::move(w.bytes));
     if (p.writes_acc) {
         auto& regs = acc_.at(ins.core);
         for (size_t i = 0; i < p.acc.size(); ++i) regs[i] = p.acc[i];

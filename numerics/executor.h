@@ -3,9 +3,15 @@
 //
 // An ExecutionObserverIF: whoever runs the trace (the timing simulation, or one of the simple
 // runners in runners.h) calls on_start when an instruction begins and on_finish when its results
-// become visible. The executor reads every input at on_start and writes every output at
-// on_finish, so the order the runner chooses is the order data moves: a slot overwritten before
+// become visible. An instruction reads its inputs as they are at on_start and writes its outputs
+// at on_finish, so the order the runner chooses is the order data moves: a slot overwritten before
 // its reader started yields wrong numbers, exactly as on hardware.
+//
+// The work is done at on_finish, row by row (each row converted to fp32 in a small buffer that
+// stays in cache) straight into the destination, since the inputs are usually unchanged by then.
+// When another instruction is about to write something a pending one reads (its on_finish comes
+// between the reader's on_start and on_finish), the reader's results are computed first, from the
+// inputs as they still are, and held until its own on_finish: the same results either way.
 //
 // Numerics (see the Numerics section of trn2-hardware.md and the kernel's precision notes):
 //   - ACT and DVE read their operands into fp32, compute in fp32 and cast at the destination:
@@ -31,6 +37,13 @@ struct ExecutorOptions {
     int scale_bias_operand_bits = 24;  // 24 = exact fp32
 };
 
+// When the executor computes an instruction's results early and holds them in a buffer until
+// its on_finish (the streamed memory estimate walks the same rules): when they could overwrite
+// its own inputs before it has read them all, or when `writer` finishes while `reader` is in
+// flight and writes something reader reads.
+bool stages_own_results(const Instruction& ins);
+bool writes_what_it_reads(const Instruction& writer, const Instruction& reader);
+
 class FunctionalExecutor : public ExecutionObserverIF {
 public:
     FunctionalExecutor(DeviceMemory& mem, ExecutorOptions opts);
@@ -50,8 +63,13 @@ private:
         Region region;
         std::vector<uint8_t> bytes;  // rows x bytes_per_row, already in the destination dtype
     };
+    // An instruction between on_start and on_finish. Its results are computed at on_finish,
+    // unless a write to its inputs comes first: then they are computed before that write and
+    // held (staged) until its on_finish.
     struct Pending {
-        std::vector<Write> writes;
+        const Instruction* ins = nullptr;
+        bool staged = false;
+        std::vector<Write> writes;  // staged results, one per destination
         bool writes_acc = false;
         std::vector<float> acc;  // new reduce-register values of the instruction's partitions
     };
@@ -62,14 +80,14 @@ private:
     std::unordered_map<uint32_t, Pending> pending_;
     uint64_t started_ = 0, finished_ = 0;
 
-    // Buffers reused across instructions (a seed-shape tile is megabytes; allocating and
-    // zeroing one per instruction would dominate the run).
+    // Row buffers reused across instructions (one row of an operand as fp32 stays in cache),
+    // and staging buffers kept for reuse.
     std::vector<float> a_, b_;
     std::vector<std::vector<uint8_t>> byte_pool_;
 
-    Pending compute(const Instruction& ins);
-    Write encode(const Operand& dst, const std::vector<float>& values);
-    Write copy_bytes(const Operand& dst, const Operand& src);
+    // Computes ins's results: into device memory, or into p.writes when `stage`.
+    void compute(const Instruction& ins, Pending& p, bool stage);
+    void stage_readers_of(const Instruction& writer);
     std::vector<uint8_t> take_bytes(size_t n);
     std::vector<float> scalar(const ScalarArg& s, uint32_t rows, bool operand_path) const;
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -244,18 +245,20 @@ uint64_t streamed_bytes_needed(const Trace& trace, const Params& p, int partitio
     // Held besides the HBM pages: the SBUF images, the per-channel values, and per channel tile
     // the kernel's dx and applied mask from their first element to the tile's check.
     const uint64_t fixed = num::DeviceMemory::sbuf_bytes_needed(trace, partitions, bpp) + uint64_t(s.C) * 16;
-    // The executor's scratch: two fp32 buffers of the largest operand, and the results of the
-    // instructions in flight (their buffers are kept for reuse: the largest total so far).
-    uint64_t largest = 0;
+    // The executor's scratch: two fp32 rows of the widest operand, and the results it stages
+    // (their buffers are kept for reuse: the largest total so far).
+    uint64_t widest = 0;
     for (const Instruction& in : trace.instructions())
         for (const auto* ops : {&in.srcs, &in.dsts})
-            for (const Operand& o : *ops) largest = std::max(largest, uint64_t(o.region.rows()) * o.elems_per_row());
-    const uint64_t operands = 2 * 4 * largest;
-    uint64_t in_flight = 0, results = 0;
-    auto result_bytes = [](const Instruction& in) {
-        uint64_t n = 0;
-        for (const Operand& o : in.dsts) n += o.region.bytes();
-        return n;
+            for (const Operand& o : *ops) widest = std::max(widest, o.elems_per_row());
+    const uint64_t operands = 2 * 4 * widest;
+    uint64_t staged_now = 0, results = 0;
+    std::map<uint32_t, bool> in_flight;  // id -> its results are staged
+    auto stage = [&](const Instruction& in, bool& staged) {
+        if (staged) return;
+        staged = true;
+        for (const Operand& o : in.dsts) staged_now += o.region.bytes();
+        results = std::max(results, staged_now);
     };
     const HbmTensor* tdx = trace.find_tensor("dx");
     if (!tdx) throw std::logic_error("numerics: the trace has no dx tensor");
@@ -287,12 +290,16 @@ uint64_t streamed_bytes_needed(const Trace& trace, const Params& p, int partitio
     for (const num::ExecutionEvent& e : order) {
         const Instruction& in = ins.at(e.id);
         if (!e.start) {
+            for (auto& [id, staged] : in_flight)
+                if (id != in.id && num::writes_what_it_reads(in, ins.at(id))) stage(ins.at(id), staged);
+            if (in_flight.at(in.id))
+                for (const Operand& o : in.dsts) staged_now -= o.region.bytes();
+            in_flight.erase(in.id);
             pages->release(in);
-            in_flight -= result_bytes(in);
             continue;
         }
-        in_flight += result_bytes(in);
-        results = std::max(results, in_flight);
+        bool& staged = in_flight[in.id] = false;
+        if (num::stages_own_results(in)) stage(in, staged);
         const bool applies_mask = in.tag.role == kRoleApplyLoadedMask || in.tag.role == kRoleApplyRecomputedMask;
         if (p.fuse_relu && applies_mask && in.tag.ctile >= 0 && !mask_held.at(size_t(in.tag.ctile))) {
             mask_held[size_t(in.tag.ctile)] = true;
