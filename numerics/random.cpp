@@ -7,6 +7,10 @@
 #include "numerics/bf16.h"
 #include "numerics/parallel.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace bnsim::num {
 namespace {
 uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -74,16 +78,29 @@ constexpr size_t kChunk = size_t(1) << 16;
 
 }  // namespace
 
-void fill_range(const Distribution& d, uint64_t seed, uint64_t salt, uint64_t i0, size_t n, float* out) {
+namespace {
+
+uint64_t stream_key(uint64_t seed, uint64_t salt) {
     uint64_t k = seed * 0x100000001b3ull ^ (salt << 48);
-    const uint64_t key = splitmix64(k);
+    return splitmix64(k);
+}
+
+// u in (0, 1) of counter c: the top 53 bits, centred in their interval (never 0 or 1).
+double counter_uniform(uint64_t key, uint64_t c) {
+    return (double(mix64(key + c * kGamma) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+bool in_tail(double u) { return u < kTail || u > 1.0 - kTail; }
+
+}  // namespace
+
+void fill_range_portable(const Distribution& d, uint64_t seed, uint64_t salt, uint64_t i0, size_t n, float* out) {
+    const uint64_t key = stream_key(seed, salt);
     constexpr size_t kBlock = 1024;
     double u[kBlock];
     for (size_t o = 0; o < n; o += kBlock) {
         const size_t m = std::min(kBlock, n - o);
-        // u in (0, 1): the top 53 bits, centred in their interval (never 0 or 1).
-        for (size_t j = 0; j < m; ++j)
-            u[j] = (double(mix64(key + (i0 + o + j + 1) * kGamma) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+        for (size_t j = 0; j < m; ++j) u[j] = counter_uniform(key, i0 + o + j + 1);
         float* v = out + o;
         if (d.kind == Distribution::uniform) {
             for (size_t j = 0; j < m; ++j) v[j] = float(d.mean + d.spread * (2.0 * u[j] - 1.0));
@@ -92,8 +109,108 @@ void fill_range(const Distribution& d, uint64_t seed, uint64_t salt, uint64_t i0
         // Every value by the central formula (one branch-free loop), then the tails redone.
         for (size_t j = 0; j < m; ++j) v[j] = float(d.mean + d.spread * normal_central(u[j]));
         for (size_t j = 0; j < m; ++j)
-            if (u[j] < kTail || u[j] > 1.0 - kTail) v[j] = float(d.mean + d.spread * normal_tail(u[j]));
+            if (in_tail(u[j])) v[j] = float(d.mean + d.spread * normal_tail(u[j]));
     }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+namespace {
+
+// The same values, four at a time with AVX2 (no FMA: every multiply and add rounds on its own,
+// as in the portable loop, so the results are bit-identical). AVX2 has no 64-bit multiply and
+// no 64-bit integer -> double conversion: both are built from exact 32-bit pieces.
+__attribute__((target("avx2"))) __m256i mul64(__m256i a, uint64_t b) {
+    const __m256i bl = _mm256_set1_epi64x(int64_t(b & 0xffffffffu)), bh = _mm256_set1_epi64x(int64_t(b >> 32));
+    const __m256i lo = _mm256_mul_epu32(a, bl);
+    const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(a, bh), _mm256_mul_epu32(_mm256_srli_epi64(a, 32), bl));
+    return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
+}
+
+__attribute__((target("avx2"))) __m256i mix64x4(__m256i z) {
+    z = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), 0xbf58476d1ce4e5b9ull);
+    z = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), 0x94d049bb133111ebull);
+    return _mm256_xor_si256(z, _mm256_srli_epi64(z, 31));
+}
+
+// Exact double of v < 2^53: 2^84 + hi * 2^32 and 2^52 + lo as bit patterns, offsets removed.
+__attribute__((target("avx2"))) __m256d to_double53(__m256i v) {
+    const __m256i hi = _mm256_or_si256(_mm256_srli_epi64(v, 32), _mm256_set1_epi64x(0x4530000000000000ll));
+    const __m256i lo = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi64x(0xffffffffll)),
+                                       _mm256_set1_epi64x(0x4330000000000000ll));
+    const __m256d h = _mm256_sub_pd(_mm256_castsi256_pd(hi), _mm256_set1_pd(19342813113834066795298816.0));  // 2^84
+    const __m256d l = _mm256_sub_pd(_mm256_castsi256_pd(lo), _mm256_set1_pd(4503599627370496.0));           // 2^52
+    return _mm256_add_pd(h, l);
+}
+
+__attribute__((target("avx2"))) __m256d poly(const double* k, int n, __m256d r) {
+    __m256d acc = _mm256_set1_pd(k[0]);
+    for (int i = 1; i < n; ++i) acc = _mm256_add_pd(_mm256_mul_pd(acc, r), _mm256_set1_pd(k[i]));
+    return acc;
+}
+
+// Blocks as in the portable loops, each pass a short loop body so that many iterations of the
+// long dependency chains (Horner's rule, the division) are in flight at once.
+__attribute__((target("avx2"))) void fill_range_avx2(const Distribution& d, uint64_t seed, uint64_t salt, uint64_t i0,
+                                                     size_t n, float* out) {
+    const uint64_t key = stream_key(seed, salt);
+    const __m256d mean = _mm256_set1_pd(d.mean), spread = _mm256_set1_pd(d.spread), half = _mm256_set1_pd(0.5);
+    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0), scale = _mm256_set1_pd(1.0 / 9007199254740992.0);
+    const __m256d lo_tail = _mm256_set1_pd(kTail), hi_tail = _mm256_set1_pd(1.0 - kTail);
+    const double kB1[6] = {kB[0], kB[1], kB[2], kB[3], kB[4], 1.0};
+    const __m256i step = _mm256_set1_epi64x(int64_t(4 * kGamma));
+    const bool uniform = d.kind == Distribution::uniform;
+    constexpr size_t kBlock = 1024;
+    alignas(32) double u[kBlock];
+    size_t o = 0;
+    for (; o + kBlock <= n; o += kBlock) {
+        // z of counters c .. c+3 is key + c * kGamma: one start, then four increments per step.
+        const uint64_t c = i0 + o + 1;
+        __m256i z = _mm256_set_epi64x(int64_t(key + (c + 3) * kGamma), int64_t(key + (c + 2) * kGamma),
+                                      int64_t(key + (c + 1) * kGamma), int64_t(key + c * kGamma));
+        for (size_t j = 0; j < kBlock; j += 4, z = _mm256_add_epi64(z, step))
+            _mm256_store_pd(u + j,
+                            _mm256_mul_pd(_mm256_add_pd(to_double53(_mm256_srli_epi64(mix64x4(z), 11)), half), scale));
+        float* v = out + o;
+        if (uniform) {
+            for (size_t j = 0; j < kBlock; j += 4) {
+                const __m256d x = _mm256_sub_pd(_mm256_mul_pd(two, _mm256_load_pd(u + j)), one);
+                _mm_storeu_ps(v + j, _mm256_cvtpd_ps(_mm256_add_pd(mean, _mm256_mul_pd(spread, x))));
+            }
+            continue;
+        }
+        // The central formula for every value; the tails' positions listed without a branch
+        // (one in twenty values, at random: a branch per value would mispredict), then redone.
+        uint32_t tails[kBlock];
+        size_t nt = 0;
+        for (size_t j = 0; j < kBlock; j += 4) {
+            const __m256d uj = _mm256_load_pd(u + j);
+            const __m256d q = _mm256_sub_pd(uj, half), r = _mm256_mul_pd(q, q);
+            const __m256d x = _mm256_div_pd(_mm256_mul_pd(poly(kA, 6, r), q), poly(kB1, 6, r));
+            _mm_storeu_ps(v + j, _mm256_cvtpd_ps(_mm256_add_pd(mean, _mm256_mul_pd(spread, x))));
+            const int m = _mm256_movemask_pd(
+                _mm256_or_pd(_mm256_cmp_pd(uj, lo_tail, _CMP_LT_OQ), _mm256_cmp_pd(uj, hi_tail, _CMP_GT_OQ)));
+            for (int k = 0; k < 4; ++k) {
+                tails[nt] = uint32_t(j) + uint32_t(k);
+                nt += size_t(m >> k & 1);
+            }
+        }
+        for (size_t t = 0; t < nt; ++t) {
+            const size_t j = tails[t];
+            v[j] = float(d.mean + d.spread * normal_tail(u[j]));
+        }
+    }
+    if (o < n) fill_range_portable(d, seed, salt, i0 + o, n - o, out + o);
+}
+
+}  // namespace
+#endif
+
+void fill_range(const Distribution& d, uint64_t seed, uint64_t salt, uint64_t i0, size_t n, float* out) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) return fill_range_avx2(d, seed, salt, i0, n, out);
+#endif
+    fill_range_portable(d, seed, salt, i0, n, out);
 }
 
 void fill(BigVector<float>& v, const Distribution& d, uint64_t seed, uint64_t salt, DType dt, int threads) {

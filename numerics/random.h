@@ -38,6 +38,9 @@ private:
 // relative error below 1.2e-9; log and sqrt only in the 4.85% tails), so a block of values is a
 // few vectorizable loops, not a rejection loop.
 void fill_range(const Distribution& d, uint64_t seed, uint64_t salt, uint64_t i0, size_t n, float* out);
+// The same values by plain loops (fill_range uses AVX2 where the processor has it; the test
+// holds the two bit-identical).
+void fill_range_portable(const Distribution& d, uint64_t seed, uint64_t salt, uint64_t i0, size_t n, float* out);
 
 // Fills v from the distribution, rounded to dt; (seed, salt) pick the stream, so two tensors
 // drawn with the same seed and different salts are independent. Runs in chunks on `threads`

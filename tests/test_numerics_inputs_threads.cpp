@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "kernels/batch_norm_bwd/numerics/inputs.h"
@@ -69,4 +70,25 @@ TEST_CASE("random values are counter-based: any range generated alone equals the
     CHECK(std::fabs(var - 1.0) < 5 * std::sqrt(2.0 / n));
     // P(|z| > 2) = 0.0455: the count is binomial, sd sqrt(n p (1 - p)) ~ 93.
     CHECK(std::fabs(double(beyond2) - 0.0455 * n) < 5 * 93);
+}
+
+TEST_CASE("random values: the vectorized generator gives the plain loops' bits for every distribution") {
+    num::Distribution normal, shifted, uniform;
+    shifted.mean = -3.25;
+    shifted.spread = 0.125;
+    uniform.kind = num::Distribution::uniform;
+    uniform.mean = 1.5;
+    uniform.spread = 2.0;
+    for (const num::Distribution& d : {normal, shifted, uniform})
+        for (uint64_t salt : {uint64_t(1), uint64_t(2)})
+            // Ranges of every length modulo the vector width, starting anywhere, and one long
+            // enough to hold thousands of tail values.
+            for (auto [i0, n] : {std::pair<uint64_t, size_t>{0, 1}, {1, 2}, {5, 3}, {7, 4}, {9, 5}, {1023, 1029},
+                                 {uint64_t(1) << 40, 70001}, {~uint64_t(0) - 100, 50}}) {
+                INFO("kind " << d.kind << " salt " << salt << " i0 " << i0 << " n " << n);
+                std::vector<float> fast(n), plain(n);
+                num::fill_range(d, 17, salt, i0, n, fast.data());
+                num::fill_range_portable(d, 17, salt, i0, n, plain.data());
+                CHECK(same_bits(fast.data(), plain.data(), n));
+            }
 }
