@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/sweep/child_heap.h"
+
 namespace bnsim {
 
 namespace {
@@ -66,6 +68,7 @@ Child spawn(size_t index, const PoolOptions& opts, const std::function<std::stri
         dup2(out[1], STDOUT_FILENO);
         dup2(out[1], STDERR_FILENO);
         close(out[1]);
+        prepare_child_heap();
         std::string payload;
         try {
             payload = work(index);

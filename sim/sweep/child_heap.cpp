@@ -1,0 +1,67 @@
+#include "sim/sweep/child_heap.h"
+
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdint>
+#include <fstream>
+
+namespace bnsim {
+
+namespace {
+
+// gcc says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// glibc's largest mmap threshold on 64-bit (DEFAULT_MMAP_THRESHOLD_MAX): blocks up to it can
+// come from the heap.
+constexpr size_t kHeapBlockMax = size_t(32) << 20;
+// Heap made eligible for huge pages up front; a point that needs more grows in 4 KiB pages.
+constexpr size_t kReserve = size_t(30) << 20;
+
+// The kernel's transparent huge page size, or 0 when it has none.
+size_t huge_page_bytes() {
+    std::ifstream f("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+    size_t n = 0;
+    return f >> n ? n : 0;
+}
+
+uintptr_t align_up(uintptr_t v, uintptr_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+void prepare_child_heap() {
+    if (kSanitized) return;  // the sanitizer's allocator is not glibc's
+    // Every block from the heap (not a fresh mapping per large vector) and nothing given back:
+    // the process ends with the point.
+    mallopt(M_MMAP_THRESHOLD, int(kHeapBlockMax));
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+    const size_t huge = huge_page_bytes();
+    const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    if (huge == 0 || huge > kReserve / 4 || page == 0 || huge % page) return;
+    // Let the heap's next growth begin one page below a huge-page boundary. malloc writes its
+    // block header on that page; a 2 MiB range touched before madvise would stay in 4 KiB pages,
+    // so the ranges from the boundary on must stay untouched until they are marked.
+    const uintptr_t end = uintptr_t(sbrk(0));
+    const uintptr_t start = align_up(end + page, huge) - page;
+    if (end == uintptr_t(-1) || (start > end && sbrk(intptr_t(start - end)) == reinterpret_cast<void*>(-1))) return;
+    void* block = malloc(kReserve);  // grows the heap by the reserve; untouched but its header
+    if (!block) return;
+    const uintptr_t lo = align_up(uintptr_t(block), huge), hi = (uintptr_t(block) + kReserve) / huge * huge;
+    if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);  // failing, 4 KiB pages
+    free(block);  // back to the heap's top, where the point's allocations now come from
+}
+
+}  // namespace bnsim
