@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace bnsim::num {
 
@@ -20,6 +21,19 @@ ErrorMetrics ErrorAccumulator::metrics(double max_rel_err) const {
     m.max_abs_ref = max_ref;
     m.max_rel_err = max_rel_err;
     return m;
+}
+
+void DeferredMaxRel::add_row(const double* abs_ref, const double* rel_err, size_t n) {
+    const std::array<double, kBins> beaten = beaten_;
+    thread_local std::vector<uint32_t> open;
+    open.resize(n);
+    size_t m = 0;
+    for (size_t j = 0; j < n; ++j) {
+        const int bin = std::min(std::max(exponent(abs_ref[j]) - e0_, 0), kBins - 1);
+        open[m] = uint32_t(j);
+        m += !(rel_err[j] <= beaten[size_t(bin)]);
+    }
+    for (size_t k = 0; k < m; ++k) add(abs_ref[open[k]], rel_err[open[k]]);
 }
 
 void DeferredMaxRel::insert(double abs_ref, double rel_err, int bin) {

@@ -61,6 +61,9 @@ public:
         if (rel_err <= beaten_[size_t(bin)]) return;  // a pair with |r| above this bin's has a larger error
         insert(abs_ref, rel_err, bin);
     }
+    // add() for each of n pairs in order; the pairs add() would reject at once are found first by
+    // a loop without branches (beaten_ only grows, so a pair it beats now stays beaten).
+    void add_row(const double* abs_ref, const double* rel_err, size_t n);
     // The largest error among pairs with |r| >= floor (0 when there is none).
     double max_above(double floor) const {
         double m = 0;

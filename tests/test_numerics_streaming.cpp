@@ -82,6 +82,23 @@ TEST_CASE("DeferredMaxRel gives the largest relative error above a floor chosen 
         CHECK(d.max_above(floor) == expect);
     }
     CHECK(d.steps() < pairs.size() / 20);  // a staircase, not the pairs
+    // The same pairs in rows of any length through add_row: the same staircase.
+    for (size_t row : {size_t(1), size_t(7), size_t(4096)}) {
+        DeferredMaxRel byrow(lowest);
+        std::vector<double> as, rs;
+        for (size_t i = 0; i < pairs.size(); i += row) {
+            as.clear();
+            rs.clear();
+            for (size_t j = i; j < std::min(pairs.size(), i + row); ++j) {
+                as.push_back(pairs[j].first);
+                rs.push_back(pairs[j].second);
+            }
+            byrow.add_row(as.data(), rs.data(), as.size());
+        }
+        INFO("rows of " << row);
+        CHECK(byrow.steps() == d.steps());
+        for (double floor : {1e-5, 3e-5, 1e-3, 0.02, 0.5, 7.0, 50.0, 1e6}) CHECK(byrow.max_above(floor) == d.max_above(floor));
+    }
 }
 
 TEST_CASE("generated columns equal those generate_inputs computes with dy and x_in held", "[numerics][streaming]") {

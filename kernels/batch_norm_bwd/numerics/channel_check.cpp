@@ -94,48 +94,47 @@ Roundoffs roundoffs(const Params& p, const ValidateOptions& opts) {
 }
 
 // dx of the kernel and of the float32 oracle against the reference. The reference for each
-// implementation differs only at its own kink flips. A first pass finds max|ref| (a lower bound
-// of the relative metric's floor); the second streams the oracle's rows. Returns the oracle's sums.
+// implementation differs only at its own kink flips. The oracle's rows stream in; the relative
+// errors are kept until the floor (1e-3 of the largest |ref| of any channel) is known, those
+// below 1e-3 of the first row's largest |ref| (under any floor) dropped at once. Returns the
+// oracle's sums.
 oracle::ChannelSums check_dx(const Params& p, const oracle::Problem& pr, const oracle::Reference64& ref,
                              const oracle::Coefficients& kk, const oracle::Coefficients& ko, const KinkFlips& flips,
                              const uint8_t* dx, ChannelResult& r) {
-    const int64_t B = p.shape.B, S = pr.S;
+    const int64_t S = pr.S;
     const DType dx_dtype = p.dtype;
     auto ref_row = [&](int64_t row, const oracle::Coefficients& cf, const std::vector<int64_t>& fl, double* out) {
         size_t cur = size_t(std::lower_bound(fl.begin(), fl.end(), row * S) - fl.begin());
         ref.dx_row(row, cf, fl, cur, out);
     };
-    thread_local std::vector<double> rk, ro;
+    thread_local std::vector<double> rk, ro, abs_k, abs_o, rel_k, rel_o;
     thread_local std::vector<float> yk;
-    rk.resize(size_t(S));
-    ro.resize(size_t(S));
+    for (auto* v : {&rk, &ro, &abs_k, &abs_o, &rel_k, &rel_o}) v->resize(size_t(S));
     yk.resize(size_t(S));
-    double m = 0;
-    for (int64_t b = 0; b < B; ++b) {
-        ref_row(b, kk, flips.kernel, rk.data());
-        for (int64_t s = 0; s < S; ++s) m = std::max(m, std::fabs(rk[size_t(s)]));
-    }
-    r.max_ref = m;
-    // The floor over all channels is at least this channel's.
-    r.rel_k = num::DeferredMaxRel(1e-3 * m);
-    r.rel_o = num::DeferredMaxRel(1e-3 * m);
     const size_t dsize = size_t(dtype_size(dx_dtype));
     // Without kink flips (or with the same ones) both implementations share one reference.
     const bool same_ref = flips.kernel == flips.oracle;
-    thread_local std::vector<double> rel_k, rel_o;
-    rel_k.resize(size_t(S));
-    rel_o.resize(size_t(S));
-    return oracle::torch_float32_channel(pr, 0, [&](int64_t row, const float* yo) {
+    bool first = true;
+    const oracle::ChannelSums sums = oracle::torch_float32_channel(pr, 0, [&](int64_t row, const float* yo) {
         ref_row(row, kk, flips.kernel, rk.data());
         if (!same_ref) ref_row(row, ko, flips.oracle, ro.data());
         const double* rr = same_ref ? rk.data() : ro.data();
+        if (first) {
+            double m = 0;
+            for (int64_t s = 0; s < S; ++s) m = std::max(m, std::fabs(rk[size_t(s)]));
+            r.rel_k = num::DeferredMaxRel(1e-3 * m);
+            r.rel_o = num::DeferredMaxRel(1e-3 * m);
+            first = false;
+        }
         num::load_elems(dx + size_t(row * S) * dsize, dx_dtype, size_t(S), yk.data());
         // The relative errors first (a loop of divisions that vectorizes), then the sums, in
         // element order, on local copies the compiler keeps in registers.
         for (int64_t s = 0; s < S; ++s) {
             const size_t j = size_t(s);
-            rel_k[j] = std::fabs(double(yk[j]) - rk[j]) / std::fabs(rk[j]);
-            rel_o[j] = std::fabs(double(yo[j]) - rr[j]) / std::fabs(rr[j]);
+            abs_k[j] = std::fabs(rk[j]);
+            abs_o[j] = std::fabs(rr[j]);
+            rel_k[j] = std::fabs(double(yk[j]) - rk[j]) / abs_k[j];
+            rel_o[j] = std::fabs(double(yo[j]) - rr[j]) / abs_o[j];
         }
         num::ErrorAccumulator ek = r.dx_k, eo = r.dx_o;
         double se_ko = r.se_ko, sq_o = r.sq_o;
@@ -151,12 +150,11 @@ oracle::ChannelSums check_dx(const Params& p, const oracle::Problem& pr, const o
         r.dx_o = eo;
         r.se_ko = se_ko;
         r.sq_o = sq_o;
-        for (int64_t s = 0; s < S; ++s) {
-            const size_t j = size_t(s);
-            r.rel_k.add(std::fabs(rk[j]), rel_k[j]);
-            r.rel_o.add(std::fabs(rr[j]), rel_o[j]);
-        }
+        r.rel_k.add_row(abs_k.data(), rel_k.data(), size_t(S));
+        r.rel_o.add_row(abs_o.data(), rel_o.data(), size_t(S));
     }, nullptr);
+    r.max_ref = r.dx_k.max_ref;  // max |reference dx| over the channel
+    return sums;
 }
 
 // One per-channel output against its reference, each channel held to its own tolerance.
