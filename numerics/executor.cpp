@@ -6,6 +6,7 @@
 #include <string>
 
 #include "numerics/bf16.h"
+#include "numerics/parallel.h"
 
 namespace bnsim::num {
 namespace {
@@ -68,7 +69,8 @@ void check_same(const Instruction& ins, const Operand& a, const Operand& b, cons
 
 }  // namespace
 
-FunctionalExecutor::FunctionalExecutor(DeviceMemory& mem, ExecutorOptions opts) : mem_(mem), opts_(opts) {
+FunctionalExecutor::FunctionalExecutor(DeviceMemory& mem, ExecutorOptions opts)
+    : mem_(mem), opts_(opts), share_(opts.threads > 0 ? opts.threads - 1 : default_threads() - 1) {
     acc_.assign(size_t(mem.num_cores()), std::vector<float>(128, 0.0f));
 }
 
@@ -156,15 +158,42 @@ bool writes_what_it_reads(const Instruction& writer, const Instruction& reader) 
     return hit;
 }
 
+namespace {
+
+// Per-thread row buffers (one row of an operand as fp32 stays in cache).
+std::vector<float>& row_buffer(int k) {
+    thread_local std::vector<float> bufs[2];
+    return bufs[k];
+}
+
+// Below this many bytes an instruction's rows are not worth sharing with a helper thread.
+constexpr uint64_t kShareBytes = 64 * 1024;
+
+}  // namespace
+
+void FunctionalExecutor::each_row(const Instruction& ins, uint32_t rows, const std::function<void(uint32_t)>& f) {
+    uint64_t bytes = 0;
+    for (const Operand& o : ins.srcs) bytes += o.region.bytes();
+    for (const Operand& o : ins.dsts) bytes += o.region.bytes();
+    if (bytes < kShareBytes) {
+        for (uint32_t i = 0; i < rows; ++i) f(i);
+        return;
+    }
+    share_.run(rows, [&](size_t i) { f(uint32_t(i)); });
+}
+
 void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage) {
     auto need = [&](size_t ns, size_t nd) {
         if (ins.srcs.size() < ns || ins.dsts.size() < nd) shape_error(ins, "missing operands");
     };
     const DeviceMemory& mem = mem_;  // reads go through the const row(): inputs may be lent read-only
-    auto load_row = [&](const Operand& op, uint32_t i, std::vector<float>& out) {
+    // Row i of op as fp32 into the calling thread's buffer k.
+    auto load_row = [&](const Operand& op, uint32_t i, int k) -> std::vector<float>& {
+        std::vector<float>& out = row_buffer(k);
         const size_t n = size_t(op.elems_per_row());
         out.resize(n);
         load_elems(mem.row(op.region, i), op.dtype, n, out.data());
+        return out;
     };
     Results::Staged staged;
     if (stage) {
@@ -176,14 +205,13 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
     auto copy = [&](const Operand& src) {
         const Operand& dst = ins.dsts[0];
         const size_t bpr = size_t(dst.region.bytes_per_row());
-        for (uint32_t i = 0; i < dst.region.rows(); ++i) {
+        each_row(ins, dst.region.rows(), [&](uint32_t i) {
             if (src.dtype == dst.dtype) {
                 std::memmove(out.row(0, i), mem.row(src.region, i), bpr);
             } else {
-                load_row(src, i, a_);
-                out.store(0, i, a_.data());
+                out.store(0, i, load_row(src, i, 0).data());
             }
-        }
+        });
     };
     switch (ins.opcode) {
     case Opcode::DmaCopy:
@@ -221,9 +249,8 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
             const Operand& ro = ins.dsts[1];
             if (ro.elems_per_row() != 1 || ro.region.rows() > 128) shape_error(ins, "readout is not a [P, 1] column");
         }
-        for (uint32_t i = 0; i < rows; ++i) {
-            load_row(in, i, a_);
-            float* r = a_.data();
+        each_row(ins, rows, [&](uint32_t i) {
+            float* r = load_row(in, i, 0).data();
             const float s = sc[i], b = bi[i];
             for (size_t j = 0; j < n; ++j) {
                 float t = r[j] * s;
@@ -236,7 +263,7 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
                 p.acc[i] = a;
             }
             out.store(0, i, r);
-        }
+        });
         if (ins.acc_readout) {
             const Operand& ro = ins.dsts[1];
             for (uint32_t i = 0; i < ro.region.rows(); ++i) {
@@ -250,12 +277,11 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
         need(2, 1);
         check_same(ins, ins.srcs[0], ins.dsts[0], "tensor_tensor in0");
         check_same(ins, ins.srcs[1], ins.dsts[0], "tensor_tensor in1");
-        for (uint32_t i = 0; i < ins.dsts[0].region.rows(); ++i) {
-            load_row(ins.srcs[0], i, a_);
-            load_row(ins.srcs[1], i, b_);
-            alu(ins.alu[0], a_.data(), b_.data(), a_.size());
-            out.store(0, i, a_.data());
-        }
+        each_row(ins, ins.dsts[0].region.rows(), [&](uint32_t i) {
+            std::vector<float>& a = load_row(ins.srcs[0], i, 0);
+            alu(ins.alu[0], a.data(), load_row(ins.srcs[1], i, 1).data(), a.size());
+            out.store(0, i, a.data());
+        });
         break;
     }
     case Opcode::TensorScalar: {
@@ -264,12 +290,12 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
         const uint32_t rows = ins.srcs[0].region.rows();
         const std::vector<float> s0 = scalar(ins.scalar[0], rows, false);
         const std::vector<float> s1 = scalar(ins.scalar[1], rows, false);
-        for (uint32_t i = 0; i < rows; ++i) {
-            load_row(ins.srcs[0], i, a_);
-            alu(ins.alu[0], a_.data(), s0[i], a_.size());
-            alu(ins.alu[1], a_.data(), s1[i], a_.size());
-            out.store(0, i, a_.data());
-        }
+        each_row(ins, rows, [&](uint32_t i) {
+            std::vector<float>& a = load_row(ins.srcs[0], i, 0);
+            alu(ins.alu[0], a.data(), s0[i], a.size());
+            alu(ins.alu[1], a.data(), s1[i], a.size());
+            out.store(0, i, a.data());
+        });
         break;
     }
     case Opcode::ScalarTensorTensor: {
@@ -278,13 +304,12 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
         check_same(ins, ins.srcs[1], ins.dsts[0], "scalar_tensor_tensor in1");
         const uint32_t rows = ins.srcs[0].region.rows();
         const std::vector<float> s = scalar(ins.scalar[0], rows, false);
-        for (uint32_t i = 0; i < rows; ++i) {
-            load_row(ins.srcs[0], i, a_);
-            load_row(ins.srcs[1], i, b_);
-            alu(ins.alu[0], a_.data(), s[i], a_.size());
-            alu(ins.alu[1], a_.data(), b_.data(), a_.size());
-            out.store(0, i, a_.data());
-        }
+        each_row(ins, rows, [&](uint32_t i) {
+            std::vector<float>& a = load_row(ins.srcs[0], i, 0);
+            alu(ins.alu[0], a.data(), s[i], a.size());
+            alu(ins.alu[1], a.data(), load_row(ins.srcs[1], i, 1).data(), a.size());
+            out.store(0, i, a.data());
+        });
         break;
     }
     case Opcode::TensorReduce: {
@@ -293,10 +318,10 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
         const Operand& dst = ins.dsts[0];
         if (dst.region.rows() != in.region.rows() || dst.elems_per_row() != 1)
             shape_error(ins, "tensor_reduce output is not a [P, 1] column of its input");
-        for (uint32_t i = 0; i < in.region.rows(); ++i) {
-            load_row(in, i, a_);
-            const float* x = a_.data();
-            const size_t n = a_.size();
+        each_row(ins, in.region.rows(), [&](uint32_t i) {
+            const std::vector<float>& a = load_row(in, i, 0);
+            const float* x = a.data();
+            const size_t n = a.size();
             float s = 0.0f;
             if (ins.alu[0] == AluOp::max) {
                 s = -INFINITY;
@@ -305,7 +330,7 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
                 for (size_t j = 0; j < n; ++j) s += x[j];
             }
             out.store(0, i, &s);
-        }
+        });
         break;
     }
     }

@@ -25,16 +25,19 @@
 //     writes the registers to dsts[1].
 //   - tensor_reduce sums each partition's free axis sequentially in fp32.
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
 #include "trace/execution_observer.h"
 #include "numerics/device_memory.h"
+#include "numerics/work_share.h"
 
 namespace bnsim::num {
 
 struct ExecutorOptions {
     int scale_bias_operand_bits = 24;  // 24 = exact fp32
+    int threads = 0;  // an instruction's rows are shared by this many threads (0: one per hardware thread)
 };
 
 // When the executor computes an instruction's results early and holds them in a buffer until
@@ -80,10 +83,12 @@ private:
     std::unordered_map<uint32_t, Pending> pending_;
     uint64_t started_ = 0, finished_ = 0;
 
-    // Row buffers reused across instructions (one row of an operand as fp32 stays in cache),
-    // and staging buffers kept for reuse.
-    std::vector<float> a_, b_;
-    std::vector<std::vector<uint8_t>> byte_pool_;
+    std::vector<std::vector<uint8_t>> byte_pool_;  // staging buffers kept for reuse
+    WorkShare share_;  // helper threads for the rows of large instructions
+
+    // f(i) for every row i of ins: on the helper threads too when ins moves enough bytes (rows
+    // are independent; the results are the same whoever computes them).
+    void each_row(const Instruction& ins, uint32_t rows, const std::function<void(uint32_t)>& f);
 
     // Computes ins's results: into device memory, or into p.writes when `stage`.
     void compute(const Instruction& ins, Pending& p, bool stage);
