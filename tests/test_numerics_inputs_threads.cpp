@@ -1,12 +1,15 @@
 // Generated inputs do not depend on the number of threads that generate them.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "kernels/batch_norm_bwd/numerics/inputs.h"
+#include "numerics/parallel.h"
 #include "numerics/random.h"
 
 using namespace bnsim;
@@ -91,4 +94,20 @@ TEST_CASE("random values: the vectorized generator gives the plain loops' bits f
                 num::fill_range_portable(d, 17, salt, i0, n, plain.data());
                 CHECK(same_bits(fast.data(), plain.data(), n));
             }
+}
+
+TEST_CASE("parallel_for runs every item once on any number of threads and rethrows an item's error") {
+    for (int threads : {1, 2, 5}) {
+        INFO(threads << " threads");
+        std::vector<std::atomic<int>> hits(1000);
+        num::parallel_for(hits.size(), threads, [&](size_t i) { ++hits[i]; });
+        bool once = true;
+        for (auto& h : hits) once = once && h.load() == 1;
+        CHECK(once);
+        CHECK_THROWS_WITH(num::parallel_for(50, threads,
+                                            [](size_t i) {
+                                                if (i == 31) throw std::runtime_error("item 31");
+                                            }),
+                          "item 31");
+    }
 }
