@@ -4,35 +4,57 @@
 
 namespace bnsim {
 
+namespace {
+// Regrouping pays off only for a few distinct busy sums, and only once whole-stripe transfers
+// have run for a while (it costs a pass over the channels).
+constexpr size_t kMaxGroups = 4;
+constexpr uint32_t kStripesBeforeRegroup = 16;
+}  // namespace
+
 Hbm::Hbm(sc_core::sc_module_name name, const HbmParams& p)
     : sc_core::sc_module(name), p_(p), il_(uint64_t(p.interleave_bytes), uint64_t(p.channels)),
       chan_bw_(p.bandwidth_gbps / double(p.channels)), free_at_(size_t(p.channels), 0.0),
-      chan_busy_(size_t(p.channels), 0.0) {}
+      chan_busy_(size_t(p.channels), 0.0), group_busy_(1, 0.0), group_of_(size_t(p.channels), 0) {}
 
 void Hbm::split_channels(uint64_t addr, uint64_t bytes, uint64_t granule, int channels, std::vector<uint64_t>& out) {
     out.assign(size_t(channels), 0);
     for_each_channel_share(addr, bytes, Interleave(granule, uint64_t(channels)), [&](size_t c, uint64_t b) { out[c] = b; });
 }
 
-double Hbm::transfer(uint64_t addr, uint32_t bytes, bool write, double now_ns) {
-    (write ? bytes_written_ : bytes_read_) += bytes;
-    if (bytes == 0) return now_ns;
+void Hbm::spread(double now_ns, double t) {
+    double* __restrict free_at = free_at_.data();
+    const size_t C = free_at_.size();
+    for (size_t c = 0; c < C; ++c) free_at[c] = std::max(now_ns, free_at[c]) + t;
+}
+
+void Hbm::busy_all(double t) {
+    double* __restrict busy = chan_busy_.data();
+    const size_t C = chan_busy_.size();
+    for (size_t c = 0; c < C; ++c) busy[c] += t;
+    if (++stripes_ungrouped_ == kStripesBeforeRegroup) regroup();
+}
+
+void Hbm::ungroup() {
+    for (size_t c = 0; c < chan_busy_.size(); ++c) chan_busy_[c] = group_busy_[group_of_[c]];
+    grouped_ = false;
+}
+
+void Hbm::regroup() {
+    group_busy_.clear();
+    for (size_t c = 0; c < chan_busy_.size(); ++c) {
+        const auto g = std::find(group_busy_.begin(), group_busy_.end(), chan_busy_[c]);
+        if (g == group_busy_.end() && group_busy_.size() == kMaxGroups) return;  // too many: stay per channel
+        group_of_[c] = uint8_t(g - group_busy_.begin());
+        if (g == group_busy_.end()) group_busy_.push_back(chan_busy_[c]);
+    }
+    grouped_ = true;
+}
+
+double Hbm::partial(uint64_t addr, uint32_t bytes, double now_ns) {
+    if (grouped_) ungroup();
+    stripes_ungrouped_ = 0;
     double* __restrict free_at = free_at_.data();
     double* __restrict busy = chan_busy_.data();
-    const size_t C = free_at_.size();
-    if (il_.whole_stripes(addr, bytes)) {
-        // Whole granules, the same number on every channel (a large aligned row): one share and
-        // a loop the compiler vectorizes. Every channel ends at max(now, its free_at) + t, so
-        // the last ends at max(now, the latest free_at) + t (rounding is monotonic): no scan.
-        const double t = service_ns(bytes / C);
-        if (!level_ && now_ns >= max_free_) level_ = true;  // every channel idle: all end alike
-        if (!level_) {
-            for (size_t c = 0; c < C; ++c) free_at[c] = std::max(now_ns, free_at[c]) + t;
-        }
-        for (size_t c = 0; c < C; ++c) busy[c] += t;
-        max_free_ = std::max(now_ns, max_free_) + t;
-        return max_free_;
-    }
     if (level_) {
         // Leaving the level state: every channel is free at max_free_.
         std::fill(free_at_.begin(), free_at_.end(), max_free_);
@@ -62,7 +84,7 @@ double Hbm::transfer(uint64_t addr, uint32_t bytes, bool write, double now_ns) {
 
 double Hbm::busy_ns() const {
     double s = 0;
-    for (double b : chan_busy_) s += b;
+    for (size_t c = 0; c < chan_busy_.size(); ++c) s += grouped_ ? group_busy_[group_of_[c]] : chan_busy_[c];
     return s / double(chan_busy_.size());
 }
 

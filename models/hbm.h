@@ -5,6 +5,7 @@
 // its address range covers and is done when the last of them is; hbm.latency_ns is the access
 // latency on top, paid per transfer but pipelined (it does not occupy a channel). So concurrent
 // DMA engines hitting the same channels contend, and a stack shared by two cores saturates.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -47,8 +48,14 @@ public:
     Hbm(sc_core::sc_module_name name, const HbmParams& p);
 
     // Reserves a transfer of `bytes` at `addr` starting no earlier than now_ns; returns the time
-    // the channels have moved its last byte (without the access latency).
-    double transfer(uint64_t addr, uint32_t bytes, bool write, double now_ns);
+    // the channels have moved its last byte (without the access latency). Inline: a DMA engine
+    // makes one per descriptor, and the common shapes (whole stripes, one granule) are short.
+    double transfer(uint64_t addr, uint32_t bytes, bool write, double now_ns) {
+        (write ? bytes_written_ : bytes_read_) += bytes;
+        if (bytes == 0) return now_ns;
+        if (il_.whole_stripes(addr, bytes)) return stripes(bytes, now_ns);
+        return partial(addr, bytes, now_ns);
+    }
     double latency_ns() const { return p_.latency_ns; }
 
     uint64_t bytes_read() const { return bytes_read_; }
@@ -65,6 +72,31 @@ public:
     static void for_each_channel_share(uint64_t addr, uint64_t bytes, const Interleave& il, Fn&& fn);
 
 private:
+    // Whole granules, the same number on every channel (a large aligned row): one share. Every
+    // channel ends at max(now, its free_at) + t, so the last ends at max(now, the latest
+    // free_at) + t (rounding is monotonic): no scan.
+    double stripes(uint32_t bytes, double now_ns) {
+        const double t = service_ns(il_.div_channels(bytes));
+        if (!level_ && now_ns >= max_free_) level_ = true;  // every channel idle: all end alike
+        if (!level_) spread(now_ns, t);
+        if (grouped_) {
+            for (double& b : group_busy_) b += t;
+        } else {
+            busy_all(t);
+        }
+        max_free_ = std::max(now_ns, max_free_) + t;
+        return max_free_;
+    }
+    // Every channel (not level) starts t of service at max(now, its free_at).
+    void spread(double now_ns, double t);
+    // Every channel's busy time grows by t, channel by channel; a run of these regroups them.
+    void busy_all(double t);
+    // Any other transfer: the channels it covers, each its own share.
+    double partial(uint64_t addr, uint32_t bytes, double now_ns);
+    // Channel busy times in groups of equal ones (grouped_), or one per channel.
+    void ungroup();
+    void regroup();
+
     // A channel's service time for `b` bytes; transfers mostly repeat a few shares, so the
     // division is done once per distinct share.
     double service_ns(uint64_t b) {
@@ -79,7 +111,16 @@ private:
     Interleave il_;
     double chan_bw_;  // bytes per ns per channel
     std::vector<double> free_at_;
+    // Each channel's summed service time. Whole-stripe transfers add the same time to every
+    // channel, so channels whose sums are equal stay equal: while grouped_, channel c's sum is
+    // group_busy_[group_of_[c]] (a few distinct sums, one addition each, instead of one per
+    // channel); a partial transfer spreads them back into chan_busy_. The additions are the
+    // same, in the same order, per channel: the sums are identical.
     std::vector<double> chan_busy_;
+    std::vector<double> group_busy_;
+    std::vector<uint8_t> group_of_;
+    bool grouped_ = true;
+    uint32_t stripes_ungrouped_ = 0;  // whole-stripe transfers since the last partial one
     double max_free_ = 0;  // the latest free_at_: a whole-stripe transfer's end without a scan
     // Every channel is free at max_free_ (free_at_ is then stale): whole-stripe transfers that
     // start with all channels idle keep the channels level, and need not update each one.
