@@ -8,6 +8,7 @@
 
 #include "numerics/bf16.h"
 #include "numerics/parallel.h"
+#include "numerics/vector_clones.h"
 
 namespace bnsim::num {
 
@@ -215,7 +216,7 @@ uint8_t* DeviceMemory::row(const Region& r, uint32_t i) {
     return const_cast<uint8_t*>(static_cast<const DeviceMemory*>(this)->row(r, i));
 }
 
-void load_elems(const uint8_t* src, DType dt, size_t n, float* out) {
+BNSIM_VECTOR_CLONES void load_elems(const uint8_t* src, DType dt, size_t n, float* out) {
     switch (dt) {
     case DType::fp32: std::memcpy(out, src, n * 4); return;
     case DType::bf16:
@@ -231,7 +232,7 @@ void load_elems(const uint8_t* src, DType dt, size_t n, float* out) {
     }
 }
 
-void store_elems(const float* in, DType dt, size_t n, uint8_t* dst) {
+BNSIM_VECTOR_CLONES void store_elems(const float* in, DType dt, size_t n, uint8_t* dst) {
     switch (dt) {
     case DType::fp32: std::memcpy(dst, in, n * 4); return;
     case DType::bf16:
