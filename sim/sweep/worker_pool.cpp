@@ -147,8 +147,11 @@ void run_pool(size_t count, const PoolOptions& opts, const std::function<std::st
     size_t next = 0;
     const size_t width = size_t(std::max(1, opts.jobs));
     auto stopping = [&] { return stop && stop(); };
-    while (true) {
+    auto fill = [&] {
         while (running.size() < width && next < count && !stopping()) running.push_back(spawn(next++, opts, work));
+    };
+    while (true) {
+        fill();
         if (running.empty()) break;
         if (stopping()) {
             for (auto& c : running) {
@@ -182,6 +185,7 @@ void run_pool(size_t count, const PoolOptions& opts, const std::function<std::st
                 drain(c.output_fd, c.r.output, true);
         }
         const auto after = Clock::now();
+        std::list<Child> ended;
         for (auto it = running.begin(); it != running.end();) {
             Child& c = *it;
             const bool expired = opts.timeout_s > 0 && after >= c.deadline && (c.result_fd >= 0 || c.output_fd >= 0);
@@ -191,12 +195,14 @@ void run_pool(size_t count, const PoolOptions& opts, const std::function<std::st
             }
             if (expired || (c.result_fd < 0 && c.output_fd < 0)) {
                 reap(c);
-                on_done(c.index, c.r);
-                it = running.erase(it);
+                auto done = it++;
+                ended.splice(ended.end(), running, done);
             } else {
                 ++it;
             }
         }
+        fill();  // the freed cores start the next jobs while the parent reports the ended ones
+        for (const Child& c : ended) on_done(c.index, c.r);
     }
 }
 
