@@ -157,13 +157,20 @@ Records read_records(const std::string& dir) {
     return out;
 }
 
-void write_results(const std::string& dir, const json& meta, const Records& records) {
-    fs::create_directories(dir);
-    const fs::path d(dir);
-    OutputDir("--out", dir).write("sweep.json", [&](std::ostream& o) { o << meta.dump(2) << "\n"; });
+namespace {
+
+void write_rows(const std::string& dir, const json& meta, const Records& records) {
     OutputDir("--out", dir).write("results.jsonl", [&](std::ostream& o) { o << jsonl_text(records); });
     const CsvLayout l = layout_of(meta, records);
     OutputDir("--out", dir).write("results.csv", [&](std::ostream& o) { o << csv_text(l, records); });
+}
+
+}  // namespace
+
+void write_results(const std::string& dir, const json& meta, const Records& records) {
+    fs::create_directories(dir);
+    OutputDir("--out", dir).write("sweep.json", [&](std::ostream& o) { o << meta.dump(2) << "\n"; });
+    write_rows(dir, meta, records);
 }
 
 ResultsDir::ResultsDir(std::string dir, json meta, bool resume) : dir_(std::move(dir)), meta_(std::move(meta)) {
@@ -236,7 +243,7 @@ void ResultsDir::append(const json& record) {
 }
 
 void ResultsDir::finalize() {
-    write_results(dir_, meta_, records_);
+    write_rows(dir_, meta_, records_);  // sweep.json already holds meta_ (written when opened)
     open_streams();
 }
 
