@@ -27,10 +27,12 @@ void DeferredMaxRel::add_row(const double* abs_ref, const double* rel_err, size_
     const std::array<double, kBins> beaten = beaten_;
     thread_local std::vector<uint32_t> open;
     open.resize(n);
+    uint32_t* out = open.data();
+    const int e0 = e0_;
     size_t m = 0;
     for (size_t j = 0; j < n; ++j) {
-        const int bin = std::min(std::max(exponent(abs_ref[j]) - e0_, 0), kBins - 1);
-        open[m] = uint32_t(j);
+        const int bin = std::min(std::max(exponent(abs_ref[j]) - e0, 0), kBins - 1);
+        out[m] = uint32_t(j);
         m += !(rel_err[j] <= beaten[size_t(bin)]);
     }
     for (size_t k = 0; k < m; ++k) add(abs_ref[open[k]], rel_err[open[k]]);
