@@ -23,8 +23,8 @@ oracle::Problem channel_problem(const Params& p, const BnInputs& in, int64_t c, 
     pr.B = p.shape.B;
     pr.C = 1;
     pr.S = p.shape.spatial();
-    pr.dy = oracle::Values(d.dy, bf16);
-    pr.x = oracle::Values(d.x, bf16);
+    pr.dy = oracle::Values(d.dy, bf16, pr.S, d.stride);
+    pr.x = oracle::Values(d.x, bf16, pr.S, d.stride);
     pr.means = in.means.data() + c;
     pr.variances = in.variances.data() + c;
     pr.gamma = in.gamma.data() + c;
@@ -136,7 +136,7 @@ BNSIM_VECTOR_CLONES void compare_row(const float* __restrict yk, const float* __
 // oracle's sums.
 oracle::ChannelSums check_dx(const Params& p, const oracle::Problem& pr, const oracle::Reference64& ref,
                              const oracle::Coefficients& kk, const oracle::Coefficients& ko, const KinkFlips& flips,
-                             const uint8_t* dx, ChannelResult& r) {
+                             const uint8_t* dx, int64_t dx_stride, ChannelResult& r) {
     const int64_t S = pr.S;
     const DType dx_dtype = p.dtype;
     auto ref_row = [&](int64_t row, const oracle::Coefficients& cf, const std::vector<int64_t>& fl, double* out) {
@@ -164,7 +164,7 @@ oracle::ChannelSums check_dx(const Params& p, const oracle::Problem& pr, const o
             r.rel_o = num::DeferredMaxRel(1e-3 * m);
             first = false;
         }
-        num::load_elems(dx + size_t(row * S) * dsize, dx_dtype, size_t(S), yk.data());
+        num::load_elems(dx + size_t(row * (dx_stride ? dx_stride : S)) * dsize, dx_dtype, size_t(S), yk.data());
         compare_row(yk.data(), yo, rk.data(), rr, size_t(S), scratch.data(), r);
     }, nullptr);
     r.max_ref = r.dx_k.max_ref;  // max |reference dx| over the channel
@@ -275,7 +275,7 @@ ChannelResult check_channel(const Params& p, const ValidateOptions& opts, const 
     KinkFlips flips;
     if (p.fuse_relu) flips = check_mask(p, opts, pr, ref, d.applied, oracle_mask, r.mask);
     const oracle::Coefficients kk = ref.coefficients(flips.kernel), ko = ref.coefficients(flips.oracle);
-    const oracle::ChannelSums sums = check_dx(p, pr, ref, kk, ko, flips, d.dx, r);
+    const oracle::ChannelSums sums = check_dx(p, pr, ref, kk, ko, flips, d.dx, d.stride, r);
     r.rstd = ref.rstd(0);
     r.dy_l2 = ref.dy_l2()[0];
     r.dyx_l2 = ref.dyx_l2()[0];
@@ -311,12 +311,13 @@ void combine_channels(const Params& p, const ValidateOptions& opts, const BnInpu
     combine_dgamma_dbeta(p, opts, in, channels, res);
 }
 
-uint64_t channel_check_bytes(const Params& p) {
+uint64_t channel_check_bytes(const Params& p, bool in_place) {
     const uint64_t N = uint64_t(p.shape.B * p.shape.spatial());
     const uint64_t ds = uint64_t(dtype_size(p.dtype));
-    // Copies of dy, x and dx (and the supplied and applied masks), the oracle's recomputed mask,
-    // and the oracle's two [B, spatial] fp32 buffers.
-    return N * 3 * ds + (p.uses_mask() ? N : 0) + (p.fuse_relu ? N : 0) + (p.recomputes_mask() ? N : 0) + N * 8;
+    // Copies of dy, x and dx unless read in place, of the supplied and applied masks, the
+    // oracle's recomputed mask, and the oracle's two [B, spatial] fp32 buffers.
+    return (in_place ? 0 : N * 3 * ds) + (p.uses_mask() ? N : 0) + (p.fuse_relu ? N : 0) +
+           (p.recomputes_mask() ? N : 0) + N * 8;
 }
 
 }  // namespace bnsim::bn

@@ -13,12 +13,15 @@
 
 namespace bnsim::bn {
 
-// One channel's [B, spatial] rows (row b = batch b), in the dtypes the run holds them in.
+// One channel's [B, spatial] rows (row b = batch b), in the dtypes the run holds them in. The
+// rows of dy, x and dx lie `stride` elements apart (0: contiguous), so a channel of tensors held
+// whole is read in place; the masks' rows are contiguous.
 struct ChannelData {
     const uint8_t* dy = nullptr;       // p.dtype
     const uint8_t* x = nullptr;        // p.dtype
-    const uint8_t* mask = nullptr;     // the supplied mask (uint8), or null
     const uint8_t* dx = nullptr;       // the kernel's output, in its dtype
+    int64_t stride = 0;                // elements from one row of dy, x and dx to the next
+    const uint8_t* mask = nullptr;     // the supplied mask (uint8), or null
     const uint8_t* applied = nullptr;  // the mask the kernel applied (0/1, 2 = never), fuse_relu only
 };
 
@@ -43,8 +46,8 @@ ChannelResult check_channel(const Params& p, const ValidateOptions& opts, const 
 void combine_channels(const Params& p, const ValidateOptions& opts, const BnInputs& in,
                       const std::vector<ChannelResult>& channels, ValidateResult& res);
 
-// Bytes one thread's channel check holds: its copies of the channel's rows and the oracle's and
-// reference's scratch.
-uint64_t channel_check_bytes(const Params& p);
+// Bytes one thread's channel check holds: its copies of the channel's rows (dy, x and dx only
+// when not read in place) and the oracle's and reference's scratch.
+uint64_t channel_check_bytes(const Params& p, bool in_place);
 
 }  // namespace bnsim::bn

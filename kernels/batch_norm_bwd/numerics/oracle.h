@@ -22,22 +22,30 @@ namespace bnsim::oracle {
 using std::size_t;
 
 // A [B, C, S] input as the kernel reads it: float32, or bfloat16 (the upper 16 bits of a
-// float32, so every value converts exactly).
+// float32, so every value converts exactly). Its rows of `len` elements lie contiguously, or
+// `stride` elements apart in a larger array (a view of one channel's rows, not a copy).
 struct Values {
     const void* data = nullptr;
     bool bf16 = false;
+    int64_t len = 0, stride = 0;  // stride 0: rows contiguous
     Values() = default;
     Values(const float* f) : data(f) {}
     Values(const void* d, bool is_bf16) : data(d), bf16(is_bf16) {}
+    Values(const void* d, bool is_bf16, int64_t row_len, int64_t row_stride)
+        : data(d), bf16(is_bf16), len(row_len), stride(row_stride) {}
+    // Where element i lies in memory.
+    int64_t at(int64_t i) const { return stride ? i / len * stride + i % len : i; }
     float operator[](int64_t i) const {
+        i = at(i);
         if (!bf16) return static_cast<const float*>(data)[i];
         const uint32_t u = uint32_t(static_cast<const uint16_t*>(data)[i]) << 16;
         float f;
         std::memcpy(&f, &u, 4);
         return f;
     }
-    // Elements [i0, i0 + n) into out (one loop per dtype, so it vectorizes).
+    // Elements [i0, i0 + n) of one row into out (one loop per dtype, so it vectorizes).
     void row(int64_t i0, int64_t n, float* out) const {
+        i0 = at(i0);
         if (!bf16) {
             std::memcpy(out, static_cast<const float*>(data) + i0, size_t(n) * 4);
             return;

@@ -120,14 +120,12 @@ std::vector<ChannelResult> check_all_channels(const Params& p, const BnInputs& i
     const size_t S = size_t(p.shape.spatial()), ds = size_t(dtype_size(p.dtype));
     for (int k = 0; k * kPMax < C; ++k) applied.tile(k);  // made before the threads read them
     for_each_channel(0, C, [&](int64_t c) {
-        thread_local std::vector<uint8_t> dy, x, mask, dx, ap;
-        ChannelData d;
-        gather_channel(in.dy.bytes.data(), B, C, c, S * ds, dy);
-        gather_channel(in.x_in.bytes.data(), B, C, c, S * ds, x);
-        gather_channel(res.out_dx_bytes.data(), B, C, c, S * size_t(dtype_size(res.out_dx_dtype)), dx);
-        d.dy = dy.data();
-        d.x = x.data();
-        d.dx = dx.data();
+        thread_local std::vector<uint8_t> mask, ap;
+        ChannelData d;  // dy, x and dx read in place: channel c's rows are C rows apart
+        d.dy = in.dy.bytes.data() + size_t(c) * S * ds;
+        d.x = in.x_in.bytes.data() + size_t(c) * S * ds;
+        d.dx = res.out_dx_bytes.data() + size_t(c) * S * size_t(dtype_size(res.out_dx_dtype));
+        d.stride = C * int64_t(S);
         if (p.uses_mask()) {
             gather_channel(in.relu_mask.data(), B, C, c, S, mask);
             d.mask = mask.data();
@@ -232,7 +230,7 @@ uint64_t validate_bytes_needed(const Trace& trace, const Params& p, int partitio
     // Then: the kernel's dx bytes and applied mask, and one thread's channel check (each
     // further thread of the per-channel checks holds its own: left out so the estimate is the
     // same on any machine).
-    const uint64_t checking = inputs + n * uint64_t(dtype_size(p.dtype)) + (p.fuse_relu ? n : 0) + channel_check_bytes(p);
+    const uint64_t checking = inputs + n * uint64_t(dtype_size(p.dtype)) + (p.fuse_relu ? n : 0) + channel_check_bytes(p, true);
     return std::max(executing, checking);
 }
 
@@ -272,7 +270,7 @@ uint64_t streamed_bytes_needed(const Trace& trace, const Params& p, int partitio
     };
     // A tile's check runs its channels on every hardware thread, each with its own buffers.
     auto check_bytes = [&](int k) {
-        return channel_check_bytes(p) * uint64_t(std::min<int64_t>(ctile_size(s, k), num::default_threads()));
+        return channel_check_bytes(p, false) * uint64_t(std::min<int64_t>(ctile_size(s, k), num::default_threads()));
     };
     num::HbmStreamIO io;
     io.take_output = [&](const HbmTensor& t, uint64_t lo, uint64_t hi, std::unique_ptr<uint8_t[]>&) {
