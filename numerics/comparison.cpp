@@ -1,7 +1,10 @@
 #include "numerics/comparison.h"
 
+#include "numerics/vector_clones.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace bnsim::num {
@@ -23,19 +26,25 @@ ErrorMetrics ErrorAccumulator::metrics(double max_rel_err) const {
     return m;
 }
 
-void DeferredMaxRel::add_row(const double* abs_ref, const double* rel_err, size_t n) {
+BNSIM_VECTOR_CLONES void DeferredMaxRel::add_row(const double* abs_ref, const double* rel_err, size_t n) {
     const std::array<double, kBins> beaten = beaten_;
-    thread_local std::vector<uint32_t> open;
-    open.resize(n);
-    uint32_t* out = open.data();
     const int e0 = e0_;
-    size_t m = 0;
+    // A flag per pair that add() might keep (a loop without branches, vectorized), then the few
+    // flagged pairs through add() in order, eight flags tested at a time.
+    thread_local std::vector<uint8_t> open;
+    open.assign(n + 8, 0);
+    uint8_t* flag = open.data();
     for (size_t j = 0; j < n; ++j) {
         const int bin = std::min(std::max(exponent(abs_ref[j]) - e0, 0), kBins - 1);
-        out[m] = uint32_t(j);
-        m += !(rel_err[j] <= beaten[size_t(bin)]);
+        flag[j] = !(rel_err[j] <= beaten[size_t(bin)]);
     }
-    for (size_t k = 0; k < m; ++k) add(abs_ref[open[k]], rel_err[open[k]]);
+    for (size_t j = 0; j < n; j += 8) {
+        uint64_t w;
+        std::memcpy(&w, flag + j, 8);
+        if (!w) continue;
+        for (size_t k = j; k < std::min(n, j + 8); ++k)
+            if (flag[k]) add(abs_ref[k], rel_err[k]);
+    }
 }
 
 void DeferredMaxRel::insert(double abs_ref, double rel_err, int bin) {
