@@ -24,8 +24,20 @@ void DmaEngine::push(const DmaRun& r, Ticks visible) {
     // DMA skips the hardware DGE: insert after every descriptor arriving no later.
     auto at = descs.end();
     while (at != descs.begin() && std::prev(at)->visible > visible) --at;
-    if (descs.empty()) active_.insert(std::lower_bound(active_.begin(), active_.end(), queue), queue);
-    descs.insert(at, Pending{r, visible, 0, 0.0});
+    if (descs.empty()) {
+        active_.insert(std::lower_bound(active_.begin(), active_.end(), queue), queue);
+        find_next_active();
+    }
+    if (r.first.bytes != priced_bytes_) {
+        priced_bytes_ = r.first.bytes;
+        priced_ns_ = rule_.descriptor_ns(r.first.bytes);
+    }
+    // Every descriptor of the run is whole HBM stripes if the first is and the step between
+    // them is whole granules.
+    const Interleave& il = hbm_.interleave();
+    const bool stripes = r.first.hbm_bytes > 0 && il.whole_stripes(r.first.hbm_addr, r.first.hbm_bytes) &&
+                         (r.count == 1 || il.in_granule(r.stride) == 0);
+    descs.insert(at, Pending{r, visible, 0, 0.0, priced_ns_, rule_.landing_ns(r.first), stripes});
     front_[queue] = descs.front().visible;
     queued_ += r.count;
     // An engine that is not moving a descriptor looks at its queues when one arrives.
@@ -43,14 +55,14 @@ void DmaEngine::decide() {
     busy_ = false;
     // Round-robin: the first ready queue at or after the pointer whose front has arrived (only
     // the queues holding descriptors need a look, in round-robin order from the pointer).
-    const size_t nq = queues_.size(), na = active_.size();
-    const size_t from = size_t(std::lower_bound(active_.begin(), active_.end(), next_queue_) - active_.begin());
-    size_t q = 0;
+    const size_t na = active_.size();
+    size_t i = next_active_;  // index in active_
     bool found = false, waiting = false;
     double wake = 0;          // earliest ready_at of an arrived but not ready queue
     Ticks arrival = kNever;   // earliest arrival of a descriptor not yet at its queue
-    for (size_t k = 0; k < na; ++k) {
-        q = active_[from + k < na ? from + k : from + k - na];
+    for (size_t k = 0; k < na; ++k, ++i) {
+        if (i == na) i = 0;
+        const size_t q = active_[i];
         const Ticks v = front_[q];
         if (v > t) {
             arrival = std::min(arrival, v);
@@ -71,39 +83,42 @@ void DmaEngine::decide() {
         set_next(std::min(waiting ? t + clock_.delay(std::max(wake - now, 0.0)) : kNever, arrival));
         return;
     }
+    const size_t q = active_[i];
     QueueState& qs = queues_[q];
     Pending& p = qs.descs.front();
-    const DmaDescriptor d = p.run.first;
-    if (p.moved++ == 0) sink_.run_started(d.dma, now);
+    DmaDescriptor& d = p.run.first;  // the run's next descriptor
+    const uint32_t dma = d.dma;
+    if (p.moved++ == 0) sink_.run_started(dma, now);
     const bool last = p.moved == p.run.count;
-    if (!last) p.run.first.hbm_addr += p.run.stride;
 
-    if (!qs.started || d.dma != qs.last_dma) {
+    if (!qs.started || dma != qs.last_dma) {
         qs.started = true;
-        qs.last_dma = d.dma;
+        qs.last_dma = dma;
         qs.ready_at = rule_.next_dma_at(now);
     }
-    if (d.bytes != priced_bytes_) {
-        priced_bytes_ = d.bytes;
-        priced_ns_ = rule_.descriptor_ns(d.bytes);
+    double done = now + p.descriptor_ns;
+    if (d.hbm_bytes) {
+        done = std::max(done, p.hbm_stripes ? hbm_.transfer_stripes(d.hbm_bytes, d.hbm_write, now)
+                                            : hbm_.transfer(d.hbm_addr, d.hbm_bytes, d.hbm_write, now));
+        d.hbm_addr += p.run.stride;  // the next descriptor's
     }
-    double done = now + priced_ns_;
-    if (d.hbm_bytes) done = std::max(done, hbm_.transfer(d.hbm_addr, d.hbm_bytes, d.hbm_write, now));
     if (d.sbuf_side) sbuf_.dma_access(d.bytes, !d.hbm_write);
-    p.landed = std::max(p.landed, done + rule_.landing_ns(d));
+    p.landed = std::max(p.landed, done + p.landing_ns);
     busy_ = true;
     set_next(t + clock_.delay(done - now));
     busy_ns_ += done - now;
     ++descriptors_;
     bytes_ += d.bytes;
     --queued_;
-    next_queue_ = q + 1 == nq ? 0 : q + 1;
+    next_queue_ = q + 1 == queues_.size() ? 0 : q + 1;
+    next_active_ = i + 1;  // the lower bound of next_queue_ (past the end: from the start, as for 0)
     if (last) {
-        sink_.run_moved(d.dma, p.run.count, p.landed);
+        sink_.run_moved(dma, p.run.count, p.landed);
         qs.descs.pop_front();
         if (qs.descs.empty()) {
             front_[q] = kNever;
-            active_.erase(std::lower_bound(active_.begin(), active_.end(), uint16_t(q)));
+            active_.erase(active_.begin() + std::ptrdiff_t(i));
+            find_next_active();
         } else {
             front_[q] = qs.descs.front().visible;
         }

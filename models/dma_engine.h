@@ -13,6 +13,7 @@
 // window ahead of SystemC time (see there). A DMA's descriptors are pushed when it is triggered,
 // as runs (models/dma_descriptor.h), with the SystemC time they reach the queue (its dispatch),
 // and take part in decisions from then on; a decision takes one descriptor off a run.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -48,8 +49,12 @@ class TickClock {
 public:
     TickClock();
     double ns(Ticks t) const { return double(t) / per_ns_; }
-    // sc_time(d_ns, SC_NS).value(), for d_ns >= 0.
-    Ticks delay(double d_ns) const { return d_ns == 0 ? 0 : Ticks(d_ns * per_ns_ + 0.5); }
+    // sc_time(d_ns, SC_NS).value(), for d_ns >= 0. Below 2^63 ticks through a signed conversion,
+    // which truncates alike and is a single instruction.
+    Ticks delay(double d_ns) const {
+        const double ticks = d_ns * per_ns_ + 0.5;
+        return d_ns == 0 ? 0 : ticks < 0x1p63 ? Ticks(int64_t(ticks)) : Ticks(ticks);
+    }
 
 private:
     double per_ns_;
@@ -80,6 +85,11 @@ private:
         Ticks visible;
         uint32_t moved = 0;  // descriptors of the run started so far
         double landed = 0;   // the latest landing of those
+        // What every descriptor of the run shares, worked out when it is pushed: its
+        // descriptor time, its landing latency, and whether its HBM side is whole stripes.
+        double descriptor_ns = 0;
+        double landing_ns = 0;
+        bool hbm_stripes = false;
     };
     struct QueueState {
         std::deque<Pending> descs;  // runs, ordered by arrival at the queue
@@ -105,6 +115,11 @@ private:
     std::vector<Ticks> front_;      // [queue]: arrival of its first descriptor, kNever if empty
     std::vector<uint16_t> active_;  // the queues holding descriptors, ascending (a kernel uses few)
     size_t next_queue_ = 0;  // round-robin pointer
+    size_t next_active_ = 0;  // where in active_ the round-robin scan starts (lower bound of next_queue_)
+    // After active_ changed: the scan's start from the round-robin pointer.
+    void find_next_active() {
+        next_active_ = size_t(std::lower_bound(active_.begin(), active_.end(), next_queue_) - active_.begin());
+    }
     size_t queued_ = 0;
     bool busy_ = false;      // moving a descriptor until next_
     Ticks next_ = kNever;

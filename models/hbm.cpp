@@ -5,16 +5,14 @@
 namespace bnsim {
 
 namespace {
-// Regrouping pays off only for a few distinct busy sums, and only once whole-stripe transfers
-// have run for a while (it costs a pass over the channels).
-constexpr size_t kMaxGroups = 4;
+// Regrouping (a pass over the channels) waits until whole-stripe transfers have run for a while.
 constexpr uint32_t kStripesBeforeRegroup = 16;
 }  // namespace
 
 Hbm::Hbm(sc_core::sc_module_name name, const HbmParams& p)
     : sc_core::sc_module(name), p_(p), il_(uint64_t(p.interleave_bytes), uint64_t(p.channels)),
       chan_bw_(p.bandwidth_gbps / double(p.channels)), free_at_(size_t(p.channels), 0.0),
-      chan_busy_(size_t(p.channels), 0.0), group_busy_(1, 0.0), group_of_(size_t(p.channels), 0) {}
+      chan_busy_(size_t(p.channels), 0.0), group_of_(size_t(p.channels), 0) {}
 
 void Hbm::split_channels(uint64_t addr, uint64_t bytes, uint64_t granule, int channels, std::vector<uint64_t>& out) {
     out.assign(size_t(channels), 0);
@@ -40,13 +38,17 @@ void Hbm::ungroup() {
 }
 
 void Hbm::regroup() {
-    group_busy_.clear();
+    double sums[kMaxGroups];
+    size_t n = 0;
     for (size_t c = 0; c < chan_busy_.size(); ++c) {
-        const auto g = std::find(group_busy_.begin(), group_busy_.end(), chan_busy_[c]);
-        if (g == group_busy_.end() && group_busy_.size() == kMaxGroups) return;  // too many: stay per channel
-        group_of_[c] = uint8_t(g - group_busy_.begin());
-        if (g == group_busy_.end()) group_busy_.push_back(chan_busy_[c]);
+        const size_t g = size_t(std::find(sums, sums + n, chan_busy_[c]) - sums);
+        if (g == n) {
+            if (n == kMaxGroups) return;  // too many distinct sums: stay per channel
+            sums[n++] = chan_busy_[c];
+        }
+        group_of_[c] = uint8_t(g);
     }
+    std::copy(sums, sums + n, group_busy_);
     grouped_ = true;
 }
 

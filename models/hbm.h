@@ -56,6 +56,13 @@ public:
         if (il_.whole_stripes(addr, bytes)) return stripes(bytes, now_ns);
         return partial(addr, bytes, now_ns);
     }
+    // transfer() of bytes > 0 at an address known to make them whole stripes
+    // (interleave().whole_stripes): a DMA engine checks a run of alike descriptors once.
+    double transfer_stripes(uint32_t bytes, bool write, double now_ns) {
+        (write ? bytes_written_ : bytes_read_) += bytes;
+        return stripes(bytes, now_ns);
+    }
+    const Interleave& interleave() const { return il_; }
     double latency_ns() const { return p_.latency_ns; }
 
     uint64_t bytes_read() const { return bytes_read_; }
@@ -80,7 +87,7 @@ private:
         if (!level_ && now_ns >= max_free_) level_ = true;  // every channel idle: all end alike
         if (!level_) spread(now_ns, t);
         if (grouped_) {
-            for (double& b : group_busy_) b += t;
+            for (double& b : group_busy_) b += t;  // every slot: a fixed count the compiler unrolls
         } else {
             busy_all(t);
         }
@@ -117,7 +124,8 @@ private:
     // channel); a partial transfer spreads them back into chan_busy_. The additions are the
     // same, in the same order, per channel: the sums are identical.
     std::vector<double> chan_busy_;
-    std::vector<double> group_busy_;
+    static constexpr size_t kMaxGroups = 4;  // more distinct sums than this: one per channel
+    double group_busy_[kMaxGroups] = {};      // slots past the groups in use are ignored
     std::vector<uint8_t> group_of_;
     bool grouped_ = true;
     uint32_t stripes_ungrouped_ = 0;  // whole-stripe transfers since the last partial one
