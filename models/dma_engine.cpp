@@ -20,10 +20,6 @@ DmaEngine::DmaEngine(const DmaLifecycle& rule, const TickClock& clock, Hbm& hbm,
 void DmaEngine::push(const DmaRun& r, Ticks visible) {
     const uint16_t queue = r.first.queue;
     auto& descs = queues_[queue].descs;
-    // Descriptors reach a queue in dispatch order, which is trigger order except when a later
-    // DMA skips the hardware DGE: insert after every descriptor arriving no later.
-    auto at = descs.end();
-    while (at != descs.begin() && std::prev(at)->visible > visible) --at;
     if (descs.empty()) {
         active_.insert(std::lower_bound(active_.begin(), active_.end(), queue), queue);
         find_next_active();
@@ -37,7 +33,7 @@ void DmaEngine::push(const DmaRun& r, Ticks visible) {
     const Interleave& il = hbm_.interleave();
     const bool stripes = r.first.hbm_bytes > 0 && il.whole_stripes(r.first.hbm_addr, r.first.hbm_bytes) &&
                          (r.count == 1 || il.in_granule(r.stride) == 0);
-    descs.insert(at, Pending{r, visible, 0, 0.0, priced_ns_, rule_.landing_ns(r.first), stripes});
+    descs.insert(Pending{r, visible, 0, 0.0, priced_ns_, rule_.landing_ns(r.first), stripes});
     front_[queue] = descs.front().visible;
     queued_ += r.count;
     // An engine that is not moving a descriptor looks at its queues when one arrives.
@@ -110,8 +106,8 @@ void DmaEngine::decide() {
     ++descriptors_;
     bytes_ += d.bytes;
     --queued_;
-    next_queue_ = q + 1 == queues_.size() ? 0 : q + 1;
-    next_active_ = i + 1;  // the lower bound of next_queue_ (past the end: from the start, as for 0)
+    next_queue_ = q + 1;
+    next_active_ = i + 1;  // the lower bound of next_queue_ (past the end: from the start)
     if (last) {
         sink_.run_moved(dma, p.run.count, p.landed);
         qs.descs.pop_front();

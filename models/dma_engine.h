@@ -15,7 +15,7 @@
 // and take part in decisions from then on; a decision takes one descriptor off a run.
 #include <algorithm>
 #include <cstdint>
-#include <deque>
+#include <cstddef>
 #include <limits>
 #include <vector>
 
@@ -91,8 +91,39 @@ private:
         double landing_ns = 0;
         bool hbm_stripes = false;
     };
+    // A queue's runs: a vector consumed from a head index, so a queue that empties and refills
+    // (as every queue does, DMA by DMA) reuses its storage instead of allocating deque nodes.
+    class RunFifo {
+    public:
+        bool empty() const { return head_ == runs_.size(); }
+        Pending& front() { return runs_[head_]; }
+        const Pending& front() const { return runs_[head_]; }
+        void pop_front() {
+            if (++head_ == runs_.size()) {
+                runs_.clear();
+                head_ = 0;
+            } else if (head_ >= 64 && 2 * head_ >= runs_.size()) {  // a queue that never empties
+                runs_.erase(runs_.begin(), runs_.begin() + std::ptrdiff_t(head_));
+                head_ = 0;
+            }
+        }
+        // Inserts p after every run arriving no later (arrival order; dispatch order is trigger
+        // order except when a later DMA skips the hardware DGE).
+        void insert(const Pending& p) {
+            size_t at = runs_.size();
+            while (at > head_ && runs_[at - 1].visible > p.visible) --at;
+            if (at == runs_.size())
+                runs_.push_back(p);
+            else
+                runs_.insert(runs_.begin() + std::ptrdiff_t(at), p);
+        }
+
+    private:
+        std::vector<Pending> runs_;
+        size_t head_ = 0;
+    };
     struct QueueState {
-        std::deque<Pending> descs;  // runs, ordered by arrival at the queue
+        RunFifo descs;  // runs, ordered by arrival at the queue
         bool started = false;       // some DMA started on this queue
         uint32_t last_dma = 0;      // the DMA it started last
         double ready_at = 0;        // earliest start of a different DMA's first descriptor
@@ -114,7 +145,9 @@ private:
     std::vector<QueueState> queues_;
     std::vector<Ticks> front_;      // [queue]: arrival of its first descriptor, kNever if empty
     std::vector<uint16_t> active_;  // the queues holding descriptors, ascending (a kernel uses few)
-    size_t next_queue_ = 0;  // round-robin pointer
+    // Round-robin pointer: the queue after the last served (the queue count wraps to 0: a scan
+    // from past the last busy queue starts at the first, as one from 0 does).
+    size_t next_queue_ = 0;
     size_t next_active_ = 0;  // where in active_ the round-robin scan starts (lower bound of next_queue_)
     // After active_ changed: the scan's start from the round-robin pointer.
     void find_next_active() {
