@@ -91,7 +91,7 @@ TEST_CASE("validate's memory estimate is within 10% of the measured peak memory 
 }
 
 TEST_CASE("validate streams the seed shape under a memory limit, within 10% of its streamed estimate") {
-    // 100 MB lies between the streamed estimate (about 78 MB: the scratch direct_x, one channel
+    // 100 MB lies between the streamed estimate (about 68 MB: the scratch direct_x, one channel
     // tile's dx and the SBUF images) and the whole one (155 MB).
     check_estimate({"--set", "numerics.memory_limit_bytes=100000000"}, "streamed");
 }
