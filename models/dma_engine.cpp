@@ -28,12 +28,18 @@ void DmaEngine::push(const DmaRun& r, Ticks visible) {
         priced_bytes_ = r.first.bytes;
         priced_ns_ = rule_.descriptor_ns(r.first.bytes);
     }
-    // Every descriptor of the run is whole HBM stripes if the first is and the step between
-    // them is whole granules.
+    // The run's descriptors share the first's place in its granule if the step between them is
+    // whole granules: then all are whole stripes, or all inside one granule, if the first is
+    // (in that order of precedence, as Hbm::transfer tells them apart).
     const Interleave& il = hbm_.interleave();
-    const bool stripes = r.first.hbm_bytes > 0 && il.whole_stripes(r.first.hbm_addr, r.first.hbm_bytes) &&
-                         (r.count == 1 || il.in_granule(r.stride) == 0);
-    descs.insert(Pending{r, visible, 0, 0.0, priced_ns_, rule_.landing_ns(r.first), stripes});
+    HbmShape shape = HbmShape::any;
+    if (r.first.hbm_bytes > 0 && (r.count == 1 || il.in_granule(r.stride) == 0)) {
+        if (il.whole_stripes(r.first.hbm_addr, r.first.hbm_bytes))
+            shape = HbmShape::stripes;
+        else if (il.in_granule(r.first.hbm_addr) + r.first.hbm_bytes <= il.granule())
+            shape = HbmShape::one_granule;
+    }
+    descs.insert(Pending{r, visible, 0, 0.0, priced_ns_, rule_.landing_ns(r.first), shape});
     front_[queue] = descs.front().visible;
     queued_ += r.count;
     // An engine that is not moving a descriptor looks at its queues when one arrives.
@@ -94,8 +100,13 @@ void DmaEngine::decide() {
     }
     double done = now + p.descriptor_ns;
     if (d.hbm_bytes) {
-        done = std::max(done, p.hbm_stripes ? hbm_.transfer_stripes(d.hbm_bytes, d.hbm_write, now)
-                                            : hbm_.transfer(d.hbm_addr, d.hbm_bytes, d.hbm_write, now));
+        double moved;
+        switch (p.hbm_shape) {
+        case HbmShape::stripes: moved = hbm_.transfer_stripes(d.hbm_bytes, d.hbm_write, now); break;
+        case HbmShape::one_granule: moved = hbm_.transfer_in_granule(d.hbm_addr, d.hbm_bytes, d.hbm_write, now); break;
+        default: moved = hbm_.transfer(d.hbm_addr, d.hbm_bytes, d.hbm_write, now);
+        }
+        done = std::max(done, moved);
         d.hbm_addr += p.run.stride;  // the next descriptor's
     }
     if (d.sbuf_side) sbuf_.dma_access(d.bytes, !d.hbm_write);

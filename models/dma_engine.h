@@ -80,16 +80,18 @@ public:
     size_t queued() const { return queued_; }
 
 private:
+    // Every descriptor of a run is whole HBM stripes, or inside one granule, or either may vary.
+    enum class HbmShape : uint8_t { any, stripes, one_granule };
     struct Pending {
         DmaRun run;  // its first descriptor is the queue's next
         Ticks visible;
         uint32_t moved = 0;  // descriptors of the run started so far
         double landed = 0;   // the latest landing of those
         // What every descriptor of the run shares, worked out when it is pushed: its
-        // descriptor time, its landing latency, and whether its HBM side is whole stripes.
+        // descriptor time, its landing latency, and the shape of its HBM side.
         double descriptor_ns = 0;
         double landing_ns = 0;
-        bool hbm_stripes = false;
+        HbmShape hbm_shape = HbmShape::any;
     };
     // A queue's runs: a vector consumed from a head index, so a queue that empties and refills
     // (as every queue does, DMA by DMA) reuses its storage instead of allocating deque nodes.

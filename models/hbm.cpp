@@ -62,16 +62,8 @@ double Hbm::partial(uint64_t addr, uint32_t bytes, double now_ns) {
         std::fill(free_at_.begin(), free_at_.end(), max_free_);
         level_ = false;
     }
-    const uint64_t head = il_.in_granule(addr);
-    if (head + bytes <= il_.granule()) {
-        // Inside one granule (a narrow row): one channel, the whole transfer.
-        const size_t c = size_t(il_.mod_channels(il_.granule_of(addr)));
-        const double end = std::max(now_ns, free_at[c]) + service_ns(bytes);
-        free_at[c] = end;
-        busy[c] += service_ns(bytes);
-        max_free_ = std::max(max_free_, end);
-        return end;
-    }
+    // Inside one granule (a narrow row): one channel, the whole transfer.
+    if (il_.in_granule(addr) + bytes <= il_.granule()) return one_channel(addr, bytes, now_ns);
     double done = now_ns;
     for_each_channel_share(addr, bytes, il_, [&](size_t c, uint64_t b) {
         const double t = service_ns(b);

@@ -62,6 +62,14 @@ public:
         (write ? bytes_written_ : bytes_read_) += bytes;
         return stripes(bytes, now_ns);
     }
+    // transfer() of bytes > 0 inside one granule (interleave().in_granule(addr) + bytes <=
+    // granule: a narrow row): one channel, the whole transfer.
+    double transfer_in_granule(uint64_t addr, uint32_t bytes, bool write, double now_ns) {
+        if (grouped_ || level_) return transfer(addr, bytes, write, now_ns);  // leaves those states first
+        (write ? bytes_written_ : bytes_read_) += bytes;
+        stripes_ungrouped_ = 0;
+        return one_channel(addr, bytes, now_ns);
+    }
     const Interleave& interleave() const { return il_; }
     double latency_ns() const { return p_.latency_ns; }
 
@@ -100,6 +108,16 @@ private:
     void busy_all(double t);
     // Any other transfer: the channels it covers, each its own share.
     double partial(uint64_t addr, uint32_t bytes, double now_ns);
+    // A transfer inside one granule, per channel (neither grouped_ nor level_).
+    double one_channel(uint64_t addr, uint32_t bytes, double now_ns) {
+        const size_t c = size_t(il_.mod_channels(il_.granule_of(addr)));
+        const double t = service_ns(bytes);
+        const double end = std::max(now_ns, free_at_[c]) + t;
+        free_at_[c] = end;
+        chan_busy_[c] += t;
+        max_free_ = std::max(max_free_, end);
+        return end;
+    }
     // Channel busy times in groups of equal ones (grouped_), or one per channel.
     void ungroup();
     void regroup();
