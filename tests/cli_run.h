@@ -131,6 +131,14 @@ inline CliResult run_bnsim_words(const std::string& line, const CliOptions& o = 
     return run_bnsim(args, o);
 }
 
+// bnsim's standard output then its standard error for a command line split at spaces, and its
+// exit status in *status; the run is killed after timeout_s seconds.
+inline std::string bnsim_output(const std::string& line, int* status, double timeout_s = 300) {
+    const CliResult r = run_bnsim_words(line, CliOptions{timeout_s, "", 0});
+    *status = r.exit_code;
+    return r.out + r.err;
+}
+
 // A fresh directory under /tmp, removed by the caller if it wants.
 inline std::string make_temp_dir(const char* prefix) {
     std::string t = std::string("/tmp/") + prefix + "_XXXXXX";

@@ -36,11 +36,6 @@ struct Row {
     double max_seconds = 60;
 };
 
-void put(const std::string& path, const std::string& text) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f << text;
-}
-
 
 // A small batch_norm_bwd run config (B=2 C=4 H=W=8) plus extra top-level lines.
 std::string small_config(const std::string& extra = "", const std::string& shape = "{B: 2, C: 4, D: 1, H: 8, W: 8}") {

@@ -9,24 +9,15 @@
 #include "sim/calibration/measurements.h"
 #include "configfile/config_error.h"
 #include "sim/config/run_config.h"
+#include "tests/source_paths.h"
+#include "tests/test_util.h"
 
 using namespace bnsim;
 
 namespace {
 
-const std::string kCal = std::string(BNSIM_SOURCE_DIR) + "/configs/calibration/";
-const std::string kHw = std::string(BNSIM_SOURCE_DIR) + "/configs/hw/trn2.yaml";
-
-std::string write_file(const std::string& name, const std::string& body) {
-    auto dir = std::filesystem::temp_directory_path() / "bnsim_test_calibration";
-    std::filesystem::create_directories(dir);
-    auto path = (dir / name).string();
-    std::ofstream(path) << body;
-    return path;
-}
-
 std::string config_error(const std::string& body) {
-    const std::string path = write_file("run.yaml", "hardware: " + kHw + "\n" + body);
+    const std::string path = test::write_temp_file("bnsim_test_calibration", "run.yaml", "hardware: " + kHw + "\n" + body);
     try {
         load_run_config(path);
     } catch (const ConfigError& e) {
@@ -37,7 +28,7 @@ std::string config_error(const std::string& body) {
 
 std::string measurements_error(const std::string& body) {
     // Configs are relative to the measurements file: point at the real ones.
-    const std::string path = write_file("measurements.yaml", body);
+    const std::string path = test::write_temp_file("bnsim_test_calibration", "measurements.yaml", body);
     try {
         load_measurements(path);
     } catch (const ConfigError& e) {

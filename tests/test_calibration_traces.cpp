@@ -7,6 +7,7 @@
 
 #include "kernels/calibration/calibration.h"
 #include "sim/config/run_config.h"
+#include "tests/source_paths.h"
 
 using namespace bnsim;
 using namespace bnsim::cal;
@@ -22,13 +23,12 @@ KernelTarget trn2() {
     return t;
 }
 
-std::vector<uint32_t> deps(const Trace& tr, uint32_t id) { return tr.instructions().at(id).deps; }
+std::vector<uint32_t> deps_of(const Trace& tr, uint32_t id) { return tr.instructions().at(id).deps; }
 std::vector<uint32_t> ids(std::initializer_list<uint32_t> l) { return std::vector<uint32_t>(l); }
 std::vector<uint32_t> measured(const GeneratedKernel& k) {
     return k.info["calibration"]["measured_instructions"].get<std::vector<uint32_t>>();
 }
 
-const std::string kCal = std::string(BNSIM_SOURCE_DIR) + "/configs/calibration/";
 
 }  // namespace
 
@@ -61,8 +61,8 @@ TEST_CASE("dma_copy streams rotate over the SBUF slots that fit, and only slot r
     const Trace& tr = k.trace;
     REQUIRE(tr.size() == 16);
     CHECK(k.info["calibration"]["sbuf_slots"] == 6);
-    for (uint32_t i = 0; i < 6; ++i) CHECK(deps(tr, i).empty());
-    for (uint32_t i = 6; i < 16; ++i) CHECK(deps(tr, i) == ids({i - 6}));  // write-after-write on the slot
+    for (uint32_t i = 0; i < 6; ++i) CHECK(deps_of(tr, i).empty());
+    for (uint32_t i = 6; i < 16; ++i) CHECK(deps_of(tr, i) == ids({i - 6}));  // write-after-write on the slot
     // Each copy reads its own rows of the HBM tensor.
     CHECK(tr.instructions()[3].srcs[0].region.row_lo == 384);
     CHECK(tr.instructions()[3].srcs[0].region.row_hi == 512);
@@ -100,8 +100,8 @@ TEST_CASE("activation: load, one activation, store, and reduce accumulates and r
     CHECK(act.partitions == 128);
     CHECK(act.free_elems == 1024);
     CHECK(act.cost_dtype() == DType::fp32);
-    CHECK(deps(tr, 1) == ids({0}));
-    CHECK(deps(tr, 2) == ids({1}));
+    CHECK(deps_of(tr, 1) == ids({0}));
+    CHECK(deps_of(tr, 2) == ids({1}));
     CHECK(measured(k) == ids({1}));
 
     p.reduce = true;
@@ -113,7 +113,7 @@ TEST_CASE("activation: load, one activation, store, and reduce accumulates and r
     CHECK(ra.acc_readout);
     REQUIRE(ra.dsts.size() == 2);
     CHECK(ra.dsts[1].region.bytes_per_row() == 4);
-    CHECK(deps(r.trace, 3) == ids({1}));
+    CHECK(deps_of(r.trace, 3) == ids({1}));
 
     p.readout = false;
     GeneratedKernel nr = generate_activation(p, trn2());
@@ -136,7 +136,7 @@ TEST_CASE("vector_op: one DVE instruction per op, inputs loaded first") {
         CHECK(in.partitions == 128);
         CHECK(in.free_elems == 1024);
         CHECK(in.srcs.size() == (two ? 2u : 1u));
-        CHECK(deps(tr, m) == (two ? ids({0, 1}) : ids({0})));
+        CHECK(deps_of(tr, m) == (two ? ids({0, 1}) : ids({0})));
         CHECK(measured(k) == ids({m}));
         if (op == VectorOp::tensor_reduce) CHECK(in.dsts[0].region.bytes_per_row() == 4);
         else CHECK(in.dsts[0].region.bytes_per_row() == 4096);
@@ -166,16 +166,16 @@ TEST_CASE("vector_add M4: the tile loop and its dependency edges by hand") {
     // Iteration i: 4i load a, 4i+1 load b, 4i+2 add, 4i+3 store. HBM column tiles advance by 8 bytes.
     CHECK(tr.instructions()[4 * 7].srcs[0].region.byte_lo == 7 * 2 * 4);
     CHECK(tr.instructions()[4 * 7 + 3].dsts[0].region.byte_lo == 7 * 2 * 4);
-    CHECK(deps(tr, 0).empty());
-    CHECK(deps(tr, 1).empty());
-    CHECK(deps(tr, 2) == ids({0, 1}));  // read-after-write on both tiles
-    CHECK(deps(tr, 3) == ids({2}));
+    CHECK(deps_of(tr, 0).empty());
+    CHECK(deps_of(tr, 1).empty());
+    CHECK(deps_of(tr, 2) == ids({0, 1}));  // read-after-write on both tiles
+    CHECK(deps_of(tr, 3) == ids({2}));
     for (uint32_t i = 1; i < 100; ++i) {
         const uint32_t b = 4 * i;
-        CHECK(deps(tr, b) == ids({b - 4, b - 2}));          // load a: after the last load a (WAW), the add (WAR)
-        CHECK(deps(tr, b + 1) == ids({b - 3, b - 2}));      // load b: likewise
-        CHECK(deps(tr, b + 2) == ids({b - 2, b - 1, b, b + 1}));  // add: WAW last add, WAR last store, RAW loads
-        CHECK(deps(tr, b + 3) == ids({b + 2}));             // store: RAW its add
+        CHECK(deps_of(tr, b) == ids({b - 4, b - 2}));          // load a: after the last load a (WAW), the add (WAR)
+        CHECK(deps_of(tr, b + 1) == ids({b - 3, b - 2}));      // load b: likewise
+        CHECK(deps_of(tr, b + 2) == ids({b - 2, b - 1, b, b + 1}));  // add: WAW last add, WAR last store, RAW loads
+        CHECK(deps_of(tr, b + 3) == ids({b + 2}));             // store: RAW its add
     }
     CHECK(s.dependency_edges == 3 + 99 * 9);
 
@@ -195,8 +195,8 @@ TEST_CASE("vector_add tensor_scalar form reads b through the scalar operand path
     REQUIRE(add.scalar[0].column);
     CHECK(add.scalar[0].column->region.byte_lo == k.trace.instructions()[1].dsts[0].region.byte_lo);
     CHECK(add.scalar[0].column->region.bytes_per_row() == 4);
-    CHECK(deps(k.trace, 2) == ids({0, 1}));
-    CHECK(deps(k.trace, 6) == ids({2, 3, 4, 5}));
+    CHECK(deps_of(k.trace, 2) == ids({0, 1}));
+    CHECK(deps_of(k.trace, 6) == ids({2, 3, 4, 5}));
 }
 
 TEST_CASE("calibration kernels refuse what they cannot run, with the key and the reason") {

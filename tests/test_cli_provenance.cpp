@@ -18,6 +18,7 @@
 #include "sim/config/canonical_json.h"
 #include "sim/config/run_config.h"
 #include "sim/report/provenance.h"
+#include "tests/source_paths.h"
 
 using json = nlohmann::json;
 using bnsim::test::CliResult;
@@ -26,8 +27,6 @@ using bnsim::test::slurp;
 
 namespace {
 
-const std::string kSrc = BNSIM_SOURCE_DIR;
-const std::string kDefault = kSrc + "/configs/default.yaml";
 const std::vector<std::string> kSmall = {"--set", "shape.B=2", "--set", "shape.H=8", "--set", "shape.W=8"};
 
 // bnsim with args, run from the source tree (relative config paths as in the README).

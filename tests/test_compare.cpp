@@ -15,22 +15,15 @@
 #include "sim/measured/profile.h"
 #include "sim/report/profile_report.h"
 #include "sim/simulate.h"
+#include "tests/source_paths.h"
 
 using namespace bnsim;
 using json = nlohmann::json;
 
 namespace {
 
-const std::string kSrc = BNSIM_SOURCE_DIR;
-
 // bnsim's standard output then its standard error, and its exit status.
-std::string shell(const std::string& args, int* status) {
-    const test::CliResult r = test::run_bnsim_words(args, test::CliOptions{300, "", 0});
-    *status = r.exit_code;
-    return r.out + r.err;
-}
-
-std::string temp_dir(const std::string& name) { return test::make_temp_dir(("bnsim_test_compare_" + name).c_str()); }
+std::string compare_dir(const std::string& name) { return test::make_temp_dir(("bnsim_test_compare_" + name).c_str()); }
 
 }  // namespace
 
@@ -112,7 +105,7 @@ TEST_CASE("profile tables: a simulated run reads back through the importers unch
     CHECK(p.is_simulation());
     CHECK(*p.number("total_time") == Approx(r.kernel_ns * 1e-9));
 
-    const std::string dir = temp_dir("roundtrip");
+    const std::string dir = compare_dir("roundtrip");
     write_profile_dir(p, OutputDir("--profile-out", dir));
     const Profile back = read_profile(dir);  // the CSV tables
     CHECK(back.is_simulation());
@@ -129,7 +122,7 @@ TEST_CASE("profile tables: a simulated run reads back through the importers unch
 
 TEST_CASE("bnsim compare on the public M4 vector-add runs prints the error table") {
     int st = 0;
-    const std::string out = shell("compare " + kSrc + "/configs/measured/m4_vector_add.csv", &st);
+    const std::string out = test::bnsim_output("compare " + kSrc + "/configs/measured/m4_vector_add.csv", &st);
     INFO(out);
     CHECK(st == 0);
     CHECK(out.find("M4.free2") != std::string::npos);
@@ -138,7 +131,7 @@ TEST_CASE("bnsim compare on the public M4 vector-add runs prints the error table
     CHECK(out.find("Spearman 1.000") != std::string::npos);
     CHECK(out.find("(agrees)") != std::string::npos);
 
-    const std::string js = shell("compare " + kSrc + "/configs/measured/m4_vector_add_latency.txt --json", &st);
+    const std::string js = test::bnsim_output("compare " + kSrc + "/configs/measured/m4_vector_add_latency.txt --json", &st);
     CHECK(st == 0);
     const json j = json::parse(js);
     REQUIRE(j["points"].size() == 2);
@@ -155,24 +148,24 @@ TEST_CASE("bnsim compare on the public M4 vector-add runs prints the error table
 
 TEST_CASE("bnsim compare: bad input exits 2 naming file and line, a failed tolerance exits 1") {
     int st = 0;
-    const auto dir = temp_dir("cli");
+    const auto dir = compare_dir("cli");
     std::filesystem::create_directories(dir);
     const std::string bad = dir + "/bad.csv";
     std::ofstream(bad) << "vector_add.free,latency_us\n2,abc\n";
-    std::string out = shell("compare " + bad, &st);
+    std::string out = test::bnsim_output("compare " + bad, &st);
     CHECK(st == 2);
     CHECK(out.find(bad + ":2: field 'latency_us': expected a number, got 'abc'") != std::string::npos);
 
     const std::string badkey = dir + "/badkey.csv";
     std::ofstream(badkey) << "config,vector_add.fre,latency_us\n" << kSrc << "/configs/calibration/m4_vector_add_free2.yaml,2,186\n";
-    out = shell("compare " + badkey, &st);
+    out = test::bnsim_output("compare " + badkey, &st);
     CHECK(st == 2);
     CHECK(out.find(badkey + ":2:") != std::string::npos);
     CHECK(out.find("vector_add.fre") != std::string::npos);
 
-    out = shell("compare " + kSrc + "/configs/measured/m4_vector_add.csv --tolerance 5", &st);
+    out = test::bnsim_output("compare " + kSrc + "/configs/measured/m4_vector_add.csv --tolerance 5", &st);
     CHECK(st == 1);  // M4.free200 is about -12% off
-    out = shell("compare " + kSrc + "/configs/measured/m4_vector_add.csv --tolerance 50 --out " + dir + "/html", &st);
+    out = test::bnsim_output("compare " + kSrc + "/configs/measured/m4_vector_add.csv --tolerance 50 --out " + dir + "/html", &st);
     CHECK(st == 0);
     const std::string html = test::slurp(dir + "/html/compare.html");
     CHECK(html.find("<svg") != std::string::npos);
@@ -181,11 +174,11 @@ TEST_CASE("bnsim compare: bad input exits 2 naming file and line, a failed toler
 
 TEST_CASE("bnsim compare: a profile against the simulation of its config, per engine and opcode") {
     int st = 0;
-    const auto dir = temp_dir("profile");
-    std::string out = shell("run " + kSrc + "/configs/calibration/m4_vector_add_free2.yaml --set vector_add.free=200 --profile-out " + dir, &st);
+    const auto dir = compare_dir("profile");
+    std::string out = test::bnsim_output("run " + kSrc + "/configs/calibration/m4_vector_add_free2.yaml --set vector_add.free=200 --profile-out " + dir, &st);
     REQUIRE(st == 0);
     // The simulated run's own tables against the same config: every figure agrees.
-    out = shell("compare " + dir + " --against " + kSrc + "/configs/calibration/m4_vector_add_free2.yaml --set vector_add.free=200 --json", &st);
+    out = test::bnsim_output("compare " + dir + " --against " + kSrc + "/configs/calibration/m4_vector_add_free2.yaml --set vector_add.free=200 --json", &st);
     INFO(out);
     REQUIRE(st == 0);
     const json j = json::parse(out)["profile"];
@@ -195,7 +188,7 @@ TEST_CASE("bnsim compare: a profile against the simulation of its config, per en
         if (!e["error_pct"].is_null()) CHECK(e["error_pct"].get<double>() == Approx(0));
     for (const auto& o : j["opcodes"]) CHECK(o["mean_error_pct"].get<double>() == Approx(0));
     // A real-format capture (synthetic values): text table with engines.
-    out = shell("compare " + kSrc + "/tests/data/profiles/explorer --against " + kSrc + "/configs/calibration/m4_vector_add_free2.yaml --set vector_add.free=200", &st);
+    out = test::bnsim_output("compare " + kSrc + "/tests/data/profiles/explorer --against " + kSrc + "/configs/calibration/m4_vector_add_free2.yaml --set vector_add.free=200", &st);
     CHECK(st == 0);
     CHECK(out.find("vector busy") != std::string::npos);
     CHECK(out.find("vector tensor_tensor") != std::string::npos);
@@ -207,7 +200,7 @@ TEST_CASE("bnsim compare reads the calibration data set with each row's own set 
     // M8 rows share a config and differ only in their `set:` width.
     int st = 0;
     const std::string data = kSrc + "/configs/calibration/measurements.yaml";
-    const std::string out = shell("compare " + data + " --json --tolerance 15", &st);
+    const std::string out = test::bnsim_output("compare " + data + " --json --tolerance 15", &st);
     INFO(out);
     CHECK(st == 0);
     const json j = json::parse(out);

@@ -12,6 +12,7 @@
 #include "sim/config/run_config.h"
 #include "sim/simulate.h"
 #include "test_util.h"
+#include "tests/source_paths.h"
 
 using namespace bnsim;
 using bnsim::test::config_error_of;
@@ -26,7 +27,6 @@ std::string write_config(const std::string& name, const std::string& body) {
     return path;
 }
 
-const std::string kHw = std::string(BNSIM_SOURCE_DIR) + "/configs/hw/trn2.yaml";
 
 std::string seed(const std::string& extra = "") {
     return "hardware: " + kHw + "\nkernel: batch_norm_bwd\nshape: {B: 64, C: 64, D: 1, H: 64, W: 64}\n" + extra;

@@ -12,12 +12,12 @@
 #include "reference_dependencies.h"
 #include "sim/config/run_config.h"
 #include "trace/region_index.h"
+#include "tests/source_paths.h"
 
 using namespace bnsim;
 
 namespace {
 
-const std::string kConfigs = std::string(BNSIM_SOURCE_DIR) + "/configs/";
 
 std::vector<std::vector<uint32_t>> derived(const Trace& t) {
     std::vector<std::vector<uint32_t>> out;

@@ -11,7 +11,7 @@ using namespace bnsim;
 
 namespace {
 
-RunConfig seed(const Overrides& o = {}) {
+RunConfig seed_config(const Overrides& o = {}) {
     return load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml", o);
 }
 
@@ -49,7 +49,7 @@ TEST_CASE("ACT table: an activation whose function differs from the loaded table
 }
 
 TEST_CASE("ACT table: the seed kernel's ACT busy time is its instructions plus one switch per change of function") {
-    RunConfig cfg = seed();
+    RunConfig cfg = seed_config();
     GeneratedKernel k = cfg.generate();
     const CostModel cm(cfg.hw);
     const Schedule s = schedule_list(k.trace, cm);
@@ -69,7 +69,7 @@ TEST_CASE("ACT table: the seed kernel's ACT busy time is its instructions plus o
 }
 
 TEST_CASE("semaphore: a consumer on another engine starts no sooner than its producer's end plus the latency") {
-    RunConfig cfg = seed();
+    RunConfig cfg = seed_config();
     GeneratedKernel k = cfg.generate();
     const CostModel cm(cfg.hw);
     const double lat = cfg.hw.semaphore.latency_ns;

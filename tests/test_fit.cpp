@@ -11,23 +11,17 @@
 #include <random>
 
 #include <nlohmann/json.hpp>
+#include "tests/source_paths.h"
 
 using namespace bnsim;
 using json = nlohmann::json;
 
 namespace {
 
-const std::string kSrc = BNSIM_SOURCE_DIR;
 const std::string kBase = kSrc + "/configs/calibration/m1_dma_copy.yaml";
 
 // bnsim's standard output then its standard error, and its exit status.
-std::string shell(const std::string& args, int* status) {
-    const test::CliResult r = test::run_bnsim_words(args, test::CliOptions{300, "", 0});
-    *status = r.exit_code;
-    return r.out + r.err;
-}
-
-std::string temp_dir(const std::string& name) { return test::make_temp_dir(("bnsim_test_fit_" + name).c_str()); }
+std::string fit_dir(const std::string& name) { return test::make_temp_dir(("bnsim_test_fit_" + name).c_str()); }
 
 // Measurements of DMA copies of several sizes, simulated with `truth` set, times (1 + noise).
 std::string synthetic_measurements(const std::string& dir, const std::string& truth, double noise) {
@@ -40,7 +34,7 @@ std::string synthetic_measurements(const std::string& dir, const std::string& tr
             const std::string keys = "--set dma_copy.partitions=128 --set dma_copy.free=" + std::to_string(free) +
                                      " --set dma_copy.count=" + std::to_string(count);
             int st = 0;
-            const std::string out = shell("run " + kBase + " --json " + keys + " " + truth, &st);
+            const std::string out = test::bnsim_output("run " + kBase + " --json " + keys + " " + truth, &st);
             REQUIRE(st == 0);
             const double lat = json::parse(out)["latency_ns"].get<double>() / 1000.0 * (1.0 + u(rng));
             csv << "128," << free << "," << count << "," << std::setprecision(10) << lat << "\n";
@@ -51,13 +45,13 @@ std::string synthetic_measurements(const std::string& dir, const std::string& tr
 }  // namespace
 
 TEST_CASE("fit recovers perturbed parameters from 1%-noisy bnsim measurements and the error falls") {
-    const std::string dir = temp_dir("recovery");
+    const std::string dir = fit_dir("recovery");
     // Truth: launch cost +15%, DMA engine bandwidth -10% of the preset's 9400 ns and 23 B/ns.
     const double launch = 9400 * 1.15, bw = 23 * 0.90;
     const std::string data = synthetic_measurements(
         dir, "--set hardware.launch.fixed_ns=" + std::to_string(launch) + " --set hardware.dma.engine_bandwidth_gbps=" + std::to_string(bw), 0.01);
     int st = 0;
-    const std::string out = shell("fit " + data + " --against " + kBase +
+    const std::string out = test::bnsim_output("fit " + data + " --against " + kBase +
                                       " --params launch.fixed_ns=5000:15000,dma.engine_bandwidth_gbps=10:40 --json --out " +
                                       dir + "/fitted.yaml",
                                   &st);
@@ -75,17 +69,17 @@ TEST_CASE("fit recovers perturbed parameters from 1%-noisy bnsim measurements an
     const std::string yaml = test::slurp(dir + "/fitted.yaml");
     CHECK(yaml.find("fitted by bnsim fit") != std::string::npos);
     CHECK(yaml.find(data) != std::string::npos);
-    const json before = json::parse(shell("compare " + data + " --against " + kBase + " --json", &st));
-    const json after = json::parse(shell("compare " + data + " --against " + kBase + " --json --set hardware=" + dir + "/fitted.yaml", &st));
+    const json before = json::parse(test::bnsim_output("compare " + data + " --against " + kBase + " --json", &st));
+    const json after = json::parse(test::bnsim_output("compare " + data + " --against " + kBase + " --json --set hardware=" + dir + "/fitted.yaml", &st));
     CHECK(after["mape_pct"].get<double>() < before["mape_pct"].get<double>());
 }
 
 TEST_CASE("fit reports a parameter the data cannot identify") {
-    const std::string dir = temp_dir("unidentifiable");
+    const std::string dir = fit_dir("unidentifiable");
     std::ofstream(dir + "/m.csv") << "dma_copy.free,latency_us\n4096,12\n512,10.5\n";
     int st = 0;
     // Software DGE issue time: these copies use the hardware DGE, so no point moves with it.
-    const std::string out = shell("fit " + dir + "/m.csv --against " + kBase +
+    const std::string out = test::bnsim_output("fit " + dir + "/m.csv --against " + kBase +
                                       " --params launch.fixed_ns=5000:15000 --params dma.sw_dge_issue_ns=100:5000 --json --max-evals 30",
                                   &st);
     INFO(out);
@@ -100,13 +94,13 @@ TEST_CASE("fit reports a parameter the data cannot identify") {
 TEST_CASE("fit: bad parameter names and bounds exit 2") {
     int st = 0;
     const std::string data = kSrc + "/configs/measured/m4_vector_add.csv";
-    std::string out = shell("fit " + data + " --params dma.no_such_ns=1:2", &st);
+    std::string out = test::bnsim_output("fit " + data + " --params dma.no_such_ns=1:2", &st);
     CHECK(st == 2);
     CHECK(out.find("dma.no_such_ns") != std::string::npos);
-    out = shell("fit " + data + " --params launch.fixed_ns=9:1", &st);
+    out = test::bnsim_output("fit " + data + " --params launch.fixed_ns=9:1", &st);
     CHECK(st == 2);
     CHECK(out.find("lower bound") != std::string::npos);
-    out = shell("fit " + data + " --params launch.fixed_ns=a:b", &st);
+    out = test::bnsim_output("fit " + data + " --params launch.fixed_ns=a:b", &st);
     CHECK(st == 2);
     CHECK(out.find("expected NAME=LO:HI") != std::string::npos);
 }

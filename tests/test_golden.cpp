@@ -54,7 +54,7 @@ void strip_non_results(nlohmann::json& j) {
     }
 }
 
-std::string run_bnsim(const std::string& args, int& status) {
+std::string golden_output(const std::string& args, int& status) {
     const std::string cmd = std::string("cd '") + BNSIM_SOURCE_DIR + "' && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 '" +
                             BNSIM_BINARY + "' " + args + " 2>/dev/null";
     FILE* p = popen(cmd.c_str(), "r");
@@ -76,7 +76,7 @@ void check_goldens_with_prefix(const std::string& prefix) {
         REQUIRE(f);
         nlohmann::json expected = nlohmann::json::parse(f);
         int status = 0;
-        const std::string out = run_bnsim(c.args, status);
+        const std::string out = golden_output(c.args, status);
         CHECK(status == 0);
         nlohmann::json actual = nlohmann::json::parse(out, nullptr, false);
         REQUIRE_FALSE(actual.is_discarded());

@@ -9,11 +9,11 @@
 #include "kernels/kernel_entry.h"
 #include "sim/config/run_config.h"
 #include "cli_run.h"
+#include "tests/source_paths.h"
 
 using namespace bnsim;
 
 namespace {
-const std::string kConfigs = std::string(BNSIM_SOURCE_DIR) + "/configs/";
 }
 
 TEST_CASE("registry: every kernel name is found and unknown names are not") {

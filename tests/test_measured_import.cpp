@@ -9,21 +9,14 @@
 #include "sim/measured/import_error.h"
 #include "sim/measured/measured_runs.h"
 #include "sim/measured/profile.h"
+#include "tests/source_paths.h"
+#include "tests/test_util.h"
 
 using namespace bnsim;
 
 namespace {
 
-const std::string kSrc = BNSIM_SOURCE_DIR;
 const std::string kData = kSrc + "/tests/data/";
-
-std::string write_file(const std::string& name, const std::string& body) {
-    auto dir = std::filesystem::temp_directory_path() / "bnsim_test_measured";
-    std::filesystem::create_directories(dir);
-    auto path = (dir / name).string();
-    std::ofstream(path, std::ios::binary) << body;
-    return path;
-}
 
 // The ImportError's message (test fails if none is thrown).
 template <class F>
@@ -56,7 +49,7 @@ TEST_CASE("measured-runs CSV: the M4 sample reads as two points with keys, confi
 }
 
 TEST_CASE("measured-runs CSV: quoted fields, CRLF, empty cells and any dotted key") {
-    const auto f = write_file("quoted.csv",
+    const auto f = test::write_temp_file("bnsim_test_measured", "quoted.csv",
                               "shape.C,memory.interleave,latency_us,p99_us,source\r\n"
                               "128,,580.5,,\"a, b \"\"quoted\"\"\"\r\n"
                               "\r\n"
@@ -73,7 +66,7 @@ TEST_CASE("measured-runs CSV: quoted fields, CRLF, empty cells and any dotted ke
 
 TEST_CASE("measured-runs CSV: malformed files name file, line and field") {
     auto err = [](const std::string& name, const std::string& body) {
-        const auto f = write_file(name, body);
+        const auto f = test::write_temp_file("bnsim_test_measured", name, body);
         return std::make_pair(f, import_error([&] { read_runs_csv(f); }));
     };
     {
@@ -138,7 +131,7 @@ TEST_CASE("latency table: the M4 sample and a multi-percentile table with units"
 
 TEST_CASE("latency table: malformed tables name file, line and field") {
     auto err = [](const std::string& body) {
-        const auto f = write_file("table.txt", body);
+        const auto f = test::write_temp_file("bnsim_test_measured", "table.txt", body);
         return import_error([&] { read_latency_table(f); }).substr(f.size());
     };
     CHECK(err("run: shape.C=64\np50: 500\n") == ":2: field 'p50': expected 'VALUE UNIT' (e.g. 186.0 us), got '500'");
@@ -168,7 +161,7 @@ TEST_CASE("neuron-profile summary-text: the synthetic sample reads field by fiel
 
 TEST_CASE("neuron-profile summary-text: malformed captures name line and field") {
     auto err = [](const std::string& body) {
-        const auto f = write_file("summary.txt", body);
+        const auto f = test::write_temp_file("bnsim_test_measured", "summary.txt", body);
         return import_error([&] { read_profile(f); }).substr(f.size());
     };
     CHECK(err("n_1\n  total_time 1e-5\n  dma_active_time fast\n") == ":3: field 'dma_active_time': expected a number, got 'fast'");
@@ -211,36 +204,36 @@ TEST_CASE("Neuron Explorer tables: the CSV directory and the JSON export read th
 
 TEST_CASE("Neuron Explorer tables: malformed CSV and JSON name line or record and field") {
     {
-        const auto f = write_file("instruction.csv", "start_ts,end_ts,duration_ns,engine,opcode\n1,2,1,Sync,X\n5,3,2,Sync,X\n");
+        const auto f = test::write_temp_file("bnsim_test_measured", "instruction.csv", "start_ts,end_ts,duration_ns,engine,opcode\n1,2,1,Sync,X\n5,3,2,Sync,X\n");
         CHECK(import_error([&] { read_profile(f); }) == f + ":3: field 'end_ts': ends before it starts");
     }
     {
-        const auto f = write_file("instruction2.csv", "start_ts,end_ts,duration_ns,engine,opcode\n1,2,abc,Sync,X\n");
+        const auto f = test::write_temp_file("bnsim_test_measured", "instruction2.csv", "start_ts,end_ts,duration_ns,engine,opcode\n1,2,abc,Sync,X\n");
         CHECK(import_error([&] { read_profile(f); }) == f + ":2: field 'duration_ns': expected a number, got 'abc'");
     }
     {
-        const auto f = write_file("instruction3.csv", "start_ts,duration_ns,opcode\n1,2,X\n");
+        const auto f = test::write_temp_file("bnsim_test_measured", "instruction3.csv", "start_ts,duration_ns,opcode\n1,2,X\n");
         CHECK(import_error([&] { read_profile(f); }) == f + ":2: field 'engine': missing");
     }
     {
-        const auto f = write_file("packets.csv", "start_ts,end_ts,engine_idx,queue_name,transfer_bytes\n1,2,-1,q,64\n");
+        const auto f = test::write_temp_file("bnsim_test_measured", "packets.csv", "start_ts,end_ts,engine_idx,queue_name,transfer_bytes\n1,2,-1,q,64\n");
         CHECK(import_error([&] { read_profile(f); }) == f + ":2: field 'engine_idx': expected an engine index (0, 1, ...)");
     }
     {
-        const auto f = write_file("other.csv", "a,b\n1,2\n");
+        const auto f = test::write_temp_file("bnsim_test_measured", "other.csv", "a,b\n1,2\n");
         CHECK(import_error([&] { read_profile(f); }).rfind(f + ":1: not a profiler table", 0) == 0);
     }
     {
-        const auto f = write_file("bad.json", "{\"instruction\": [\n {\"start_ts\": 1, \"end_ts\": 2, \"engine\": \"Sync\", \"opcode\": \"X\"},\n"
+        const auto f = test::write_temp_file("bnsim_test_measured", "bad.json", "{\"instruction\": [\n {\"start_ts\": 1, \"end_ts\": 2, \"engine\": \"Sync\", \"opcode\": \"X\"},\n"
                                               " {\"start_ts\": \"x\", \"end_ts\": 2, \"engine\": \"Sync\", \"opcode\": \"X\"}]}\n");
         CHECK(import_error([&] { read_profile(f); }) == f + ": instruction[1]: field 'start_ts': expected a number, got 'x'");
     }
     {
-        const auto f = write_file("syntax.json", "{\"summary\": [\n{\"total_time\": 1e-5,,}\n]}\n");
+        const auto f = test::write_temp_file("bnsim_test_measured", "syntax.json", "{\"summary\": [\n{\"total_time\": 1e-5,,}\n]}\n");
         CHECK(import_error([&] { read_profile(f); }) == f + ":2: JSON syntax error");
     }
     {
-        const auto f = write_file("summary.json", "{\"summary\": [{\"total_time\": \"soon\"}]}");
+        const auto f = test::write_temp_file("bnsim_test_measured", "summary.json", "{\"summary\": [{\"total_time\": \"soon\"}]}");
         CHECK(import_error([&] { read_profile(f); }) == f + ": summary[0]: field 'total_time': expected a number, got 'soon'");
     }
 }

@@ -14,6 +14,7 @@
 #include "sim/config/run_config.h"
 #include "numerics/npy.h"
 #include "numerics_test_util.h"
+#include "tests/source_paths.h"
 
 using namespace bnsim;
 
@@ -33,7 +34,7 @@ struct CmdResult {
     std::string out;
 };
 
-CmdResult run(const std::string& args) {
+CmdResult run_bnsim_line(const std::string& args) {
     const std::string cmd = std::string(BNSIM_BINARY) + " " + args + " 2>&1";
     CmdResult r;
     FILE* p = popen(cmd.c_str(), "r");
@@ -46,8 +47,7 @@ CmdResult run(const std::string& args) {
     return r;
 }
 
-const std::string kDefault = std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml";
-const std::string kSmall = " --set shape.B=2 --set shape.C=64 --set shape.H=8 --set shape.W=8";
+const std::string kSmallShape = " --set shape.B=2 --set shape.C=64 --set shape.H=8 --set shape.W=8";
 
 }  // namespace
 
@@ -111,7 +111,7 @@ TEST_CASE("numerics config: unknown keys and bad values name the file, line and 
 TEST_CASE("bnsim validate: --json report, outputs and inputs directories", "[numerics][cli]") {
     char tmpl[] = "/tmp/bnsim_validate_XXXXXX";
     const std::string dir = mkdtemp(tmpl);
-    CmdResult r = run("validate " + kDefault + kSmall + " --order sequential --json --outputs " + dir +
+    CmdResult r = run_bnsim_line("validate " + kDefault + kSmallShape + " --order sequential --json --outputs " + dir +
                       " --save-inputs " + dir);
     INFO(r.out);
     REQUIRE(r.status == 0);
@@ -132,7 +132,7 @@ TEST_CASE("bnsim validate: --json report, outputs and inputs directories", "[num
     // Feeding the saved inputs back reproduces the same outputs.
     char tmpl2[] = "/tmp/bnsim_validate_XXXXXX";
     const std::string dir2 = mkdtemp(tmpl2);
-    CmdResult r2 = run("validate " + kDefault + kSmall + " --order sequential --json --inputs " + dir + " --outputs " + dir2);
+    CmdResult r2 = run_bnsim_line("validate " + kDefault + kSmallShape + " --order sequential --json --inputs " + dir + " --outputs " + dir2);
     INFO(r2.out);
     REQUIRE(r2.status == 0);
     CHECK(num::read_npy(dir2 + "/dx.npy").f32 == dx.f32);
@@ -141,25 +141,25 @@ TEST_CASE("bnsim validate: --json report, outputs and inputs directories", "[num
 
 TEST_CASE("bnsim validate: exit status and refusals", "[numerics][cli]") {
     // Text report.
-    CmdResult ok = run("validate " + kDefault + kSmall + " --order sequential");
+    CmdResult ok = run_bnsim_line("validate " + kDefault + kSmallShape + " --order sequential");
     INFO(ok.out);
     CHECK(ok.status == 0);
     CHECK_THAT(ok.out, Catch::Contains("PASS") && Catch::Contains("dgamma") && Catch::Contains("hazards:    0"));
     // A what-if that breaks the tolerance: non-zero exit, and the report still printed.
-    CmdResult bad = run("validate " + kDefault + kSmall +
+    CmdResult bad = run_bnsim_line("validate " + kDefault + kSmallShape +
                         " --order sequential --set numerics.x_in.mean=20 --set numerics.precision.dyx_product=bfloat16");
     INFO(bad.out);
     CHECK(bad.status == 1);
     CHECK_THAT(bad.out, Catch::Contains("FAIL"));
     // A shape too large for memory is refused before anything is allocated, with the bytes needed.
-    CmdResult big = run("validate " + kDefault + " --set shape.C=512 --set shape.D=16 --set numerics.memory_limit_bytes=1000000000");
+    CmdResult big = run_bnsim_line("validate " + kDefault + " --set shape.C=512 --set shape.D=16 --set numerics.memory_limit_bytes=1000000000");
     INFO(big.out);
     CHECK(big.status == 2);
     CHECK_THAT(big.out, Catch::Contains("needs about") && Catch::Contains("bytes") && Catch::Contains("1000000000"));
     // Missing input files are named.
     char tmpl[] = "/tmp/bnsim_empty_XXXXXX";
     const std::string empty = mkdtemp(tmpl);
-    CmdResult missing = run("validate " + kDefault + kSmall + " --inputs " + empty);
+    CmdResult missing = run_bnsim_line("validate " + kDefault + kSmallShape + " --inputs " + empty);
     CHECK(missing.status == 2);
     CHECK_THAT(missing.out, Catch::Contains(empty + "/dy.npy") && Catch::Contains("missing"));
 }

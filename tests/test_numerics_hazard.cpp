@@ -12,7 +12,7 @@ using namespace bnsim::bn;
 namespace {
 
 // Phase-1 instruction of `unit` tagged `what`, on core 0.
-Instruction& find(Trace& t, int unit, const std::string& what) {
+Instruction& find_mutable(Trace& t, int unit, const std::string& what) {
     for (auto& in : t.instructions())
         if (in.tag.phase == 1 && in.tag.unit == unit && what == in.tag.what) return in;
     FAIL("no instruction '" << what << "' for unit " << unit);
@@ -29,7 +29,7 @@ TEST_CASE("hazard: dropping the WAR edge of tile i+interleave's load is caught",
     REQUIRE(il == 2);
     Trace& t = k.trace;
     // Tile i+interleave's dy load reuses tile i's slot: it must wait for tile i's readers.
-    Instruction& load = find(t, il, "load dy");
+    Instruction& load = find_mutable(t, il, "load dy");
     const Region slot = load.dsts.at(0).region;
     std::vector<uint32_t> kept, dropped;
     for (uint32_t d : load.deps) {

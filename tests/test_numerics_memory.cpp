@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "under_asan.h"
+#include "tests/source_paths.h"
 
 namespace {
 
@@ -25,7 +26,7 @@ struct ChildRun {
     int status = -1;
 };
 
-ChildRun run_bnsim(std::vector<std::string> args) {
+ChildRun run_measured(std::vector<std::string> args) {
     args.insert(args.begin(), BNSIM_BINARY);
     char path[] = "/tmp/bnsim_memory_test_XXXXXX";
     const int fd = mkstemp(path);
@@ -56,7 +57,6 @@ ChildRun run_bnsim(std::vector<std::string> args) {
     return r;
 }
 
-const std::string kConfigs = std::string(BNSIM_SOURCE_DIR) + "/configs/";
 
 }  // namespace
 
@@ -65,11 +65,11 @@ namespace {
 // The estimate validate reports against the peak RSS of the validation less that of a process
 // that validates nothing.
 void check_estimate(const std::vector<std::string>& extra, const char* mode) {
-    const ChildRun idle = run_bnsim({"run", kConfigs + "calibration/m1_dma_copy.yaml"});
+    const ChildRun idle = run_measured({"run", kConfigs + "calibration/m1_dma_copy.yaml"});
     REQUIRE(idle.status == 0);
     std::vector<std::string> args{"validate", kConfigs + "default.yaml", "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
-    const ChildRun v = run_bnsim(args);
+    const ChildRun v = run_measured(args);
     REQUIRE(WIFEXITED(v.status));
     REQUIRE(WEXITSTATUS(v.status) == 0);
     const nlohmann::json j = nlohmann::json::parse(v.out);

@@ -28,6 +28,7 @@
 
 #include "cli_run.h"
 #include "test_util.h"
+#include "tests/source_paths.h"
 
 using namespace bnsim::test;
 namespace fs = std::filesystem;
@@ -35,13 +36,6 @@ using json = nlohmann::json;
 
 namespace {
 
-const std::string kDefault = std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml";
-
-
-void put(const std::string& path, const std::string& text) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f << text;
-}
 
 bool is_symlink(const std::string& p) {
     struct stat st;

@@ -19,6 +19,7 @@
 #include "sim/config/run_config.h"
 #include "cli_run.h"
 #include "test_util.h"
+#include "tests/source_paths.h"
 
 using namespace bnsim;
 using namespace bnsim::test;
@@ -26,26 +27,14 @@ using json = nlohmann::json;
 
 namespace {
 
-const std::string kHw = std::string(BNSIM_SOURCE_DIR) + "/configs/hw/trn2.yaml";
-const std::string kDefault = std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml";
-
-
-std::string write_file(const std::string& name, const std::string& body) {
-    auto dir = std::filesystem::temp_directory_path() / "bnsim_test_params";
-    std::filesystem::create_directories(dir);
-    auto path = (dir / name).string();
-    std::ofstream(path) << body;
-    return path;
-}
-
 // A run config on a copy of the trn2 preset with `from` replaced by `to` (once).
 std::string config_with_preset_edit(const std::string& name, const std::string& from, const std::string& to) {
     std::string hw = slurp(kHw);
     const auto at = hw.find(from);
     REQUIRE(at != std::string::npos);
     hw.replace(at, from.size(), to);
-    const std::string hw_path = write_file(name + "_hw.yaml", hw);
-    return write_file(name + ".yaml", "hardware: " + hw_path + "\nkernel: batch_norm_bwd\nshape: {B: 64, C: 64, D: 1, H: 64, W: 64}\n");
+    const std::string hw_path = test::write_temp_file("bnsim_test_params", name + "_hw.yaml", hw);
+    return test::write_temp_file("bnsim_test_params", name + ".yaml", "hardware: " + hw_path + "\nkernel: batch_norm_bwd\nshape: {B: 64, C: 64, D: 1, H: 64, W: 64}\n");
 }
 
 // 1-based line of the first occurrence of `text` in the preset.

@@ -6,14 +6,11 @@
 
 #include "sim/config/run_config.h"
 #include "sim/schedule/schedule.h"
+#include "tests/test_util.h"
 
 using namespace bnsim;
 
 namespace {
-
-RunConfig config(const Overrides& o = {}) {
-    return load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml", o);
-}
 
 // Position of each instruction in its engine's stream.
 std::map<uint32_t, size_t> positions(const Schedule& s) {
@@ -44,7 +41,7 @@ void check_valid(const Trace& t, const Schedule& s) {
 }  // namespace
 
 TEST_CASE("schedule: program_order keeps each engine's instructions in source order") {
-    RunConfig cfg = config();
+    RunConfig cfg = test::default_config();
     GeneratedKernel k = cfg.generate();
     Schedule s = schedule_program_order(k.trace);
     REQUIRE(s.cores.size() == 1);
@@ -58,7 +55,7 @@ TEST_CASE("schedule: program_order keeps each engine's instructions in source or
 }
 
 TEST_CASE("schedule: the list scheduler moves tile i+1's loads ahead of tile i's direct_x store") {
-    RunConfig cfg = config({{"memory", "{f_tile: 4096, interleave: 2}"}});
+    RunConfig cfg = test::default_config({{"memory", "{f_tile: 4096, interleave: 2}"}});
     GeneratedKernel k = cfg.generate();
     CostModel cm(cfg.hw);
     Schedule list = schedule_list(k.trace, cm);
@@ -89,7 +86,7 @@ TEST_CASE("schedule: a dependency cycle leaves the rest in source order and flag
     }
     t.instructions()[0].deps = {1};
     t.instructions()[1].deps = {0};
-    RunConfig cfg = config();
+    RunConfig cfg = test::default_config();
     CostModel cm(cfg.hw);
     Schedule s = schedule_list(t, cm);
     CHECK(s.stuck);

@@ -8,19 +8,12 @@
 #include "sim/config/run_config.h"
 #include "sim/sensitivity/uncertain_params.h"
 #include "tests/cli_run.h"
+#include "tests/source_paths.h"
 
 using namespace bnsim;
 using json = nlohmann::json;
 
 namespace {
-
-const std::string kSrc = BNSIM_SOURCE_DIR;
-
-std::string shell(const std::string& args, int* status) {
-    const test::CliResult r = test::run_bnsim_words(args, test::CliOptions{600, "", 0});
-    *status = r.exit_code;
-    return r.out + r.err;
-}
 
 const json* param_named(const json& j, const std::string& name) {
     for (const auto& p : j["params"])
@@ -70,10 +63,10 @@ TEST_CASE("sensitivity: usable SBUF at the low end of a toy range flips the best
     // left after the kernel's 1024 B reserve), so f_tile 1024 wins; at the preset's 212992 B
     // f_tile 4096 wins (fewer, longer DMAs). The launch cost adds to every config alike.
     int st = 0;
-    const std::string out = shell("sensitivity " + kSrc + "/configs/default.yaml --json --suggest"
+    const std::string out = test::bnsim_output("sensitivity " + kSrc + "/configs/default.yaml --json --suggest"
                                   " --axis memory.f_tile=1024,4096 --axis memory.interleave=2 --axis memory.direct_x_residency=true"
                                   " --range sbuf.usable_bytes_per_partition=60000:212992 --range launch.fixed_ns=9000:9800",
-                                  &st);
+                                  &st, 600);
     INFO(out);
     REQUIRE(st == 0);
     const json j = json::parse(out);
@@ -100,9 +93,9 @@ TEST_CASE("sensitivity: the seed shape's DVE cost row range makes phase 2 DVE-bo
     // quick; the check is on the subtract->subtract row: 1 cycle/elem is the preset's value, 2 the
     // full-cycle reading of the cost notes.
     int st = 0;
-    const std::string out = shell("sensitivity " + kSrc + "/configs/default.yaml --json"
+    const std::string out = test::bnsim_output("sensitivity " + kSrc + "/configs/default.yaml --json"
                                   " --axis memory.f_tile=4096 --axis memory.interleave=7 --axis memory.direct_x_residency=true,false",
-                                  &st);
+                                  &st, 600);
     INFO(out);
     REQUIRE(st == 0);
     const json j = json::parse(out);
@@ -124,9 +117,9 @@ TEST_CASE("sensitivity: the seed shape's DVE cost row range makes phase 2 DVE-bo
 TEST_CASE("run --uncertainty: the band spans the declared range ends and names each end's driver") {
     int st = 0;
     const std::string cfg = kSrc + "/configs/calibration/m4_vector_add_free2.yaml";
-    const json base = json::parse(shell("run " + cfg + " --json --set vector_add.free=200", &st));
+    const json base = json::parse(test::bnsim_output("run " + cfg + " --json --set vector_add.free=200", &st, 600));
     REQUIRE(st == 0);
-    const json j = json::parse(shell("run " + cfg + " --json --uncertainty --set vector_add.free=200", &st));
+    const json j = json::parse(test::bnsim_output("run " + cfg + " --json --uncertainty --set vector_add.free=200", &st, 600));
     REQUIRE(st == 0);
     const json& b = j["uncertainty"];
     CHECK(b["latency_ns"].get<double>() == base["latency_ns"].get<double>());
@@ -141,7 +134,7 @@ TEST_CASE("run --uncertainty: the band spans the declared range ends and names e
     CHECK(hi > b["latency_ns"].get<double>());
     CHECK(b["high_driver"].is_object());
     CHECK(b["low_driver"].is_object());
-    const std::string text = shell("run " + cfg + " --uncertainty --set vector_add.free=200", &st);
+    const std::string text = test::bnsim_output("run " + cfg + " --uncertainty --set vector_add.free=200", &st, 600);
     CHECK(st == 0);
     CHECK(text.find("band ") != std::string::npos);
 }
@@ -149,29 +142,29 @@ TEST_CASE("run --uncertainty: the band spans the declared range ends and names e
 TEST_CASE("sensitivity: bad ranges, axes and configs exit 2 with one clear line") {
     int st = 0;
     const std::string cfg = kSrc + "/configs/default.yaml";
-    std::string out = shell("sensitivity " + cfg + " --range hbm.latency_ns=abc", &st);
+    std::string out = test::bnsim_output("sensitivity " + cfg + " --range hbm.latency_ns=abc", &st, 600);
     CHECK(st == 2);
     CHECK(out.find("--range hbm.latency_ns=abc: expected NAME=LO:HI") != std::string::npos);
-    out = shell("sensitivity " + cfg + " --range no.such_param=1:2", &st);
+    out = test::bnsim_output("sensitivity " + cfg + " --range no.such_param=1:2", &st, 600);
     CHECK(st == 2);
     CHECK(out.find("no.such_param") != std::string::npos);
-    out = shell("sensitivity " + cfg + " --range hbm.latency_ns=5:1", &st);
+    out = test::bnsim_output("sensitivity " + cfg + " --range hbm.latency_ns=5:1", &st, 600);
     CHECK(st == 2);
     CHECK(out.find("low end exceeds") != std::string::npos);
-    out = shell("sensitivity " + cfg + " --axis memory.f_tile", &st);
+    out = test::bnsim_output("sensitivity " + cfg + " --axis memory.f_tile", &st, 600);
     CHECK(st == 2);
     CHECK(out.find("expected KEY=V1,V2") != std::string::npos);
-    out = shell("sensitivity " + cfg + " --axis memory.interleave=99", &st);
+    out = test::bnsim_output("sensitivity " + cfg + " --axis memory.interleave=99", &st, 600);
     CHECK(st == 2);
     CHECK(out.find("interleave") != std::string::npos);
     // A memory config that does not fit on the preset is bad input too, reported once.
-    out = shell("sensitivity " + cfg + " --set memory.f_tile=4096 --set memory.interleave=8", &st);
+    out = test::bnsim_output("sensitivity " + cfg + " --set memory.f_tile=4096 --set memory.interleave=8", &st, 600);
     CHECK(st == 2);
     CHECK(out.find("does not fit") != std::string::npos);
     CHECK(out.find("simulating") == std::string::npos);
-    out = shell("sensitivity /no/such/config.yaml", &st);
+    out = test::bnsim_output("sensitivity /no/such/config.yaml", &st, 600);
     CHECK(st == 2);
-    out = shell("run " + cfg + " --set hardware.costs.no_such_row.cycles_per_elem=2", &st);
+    out = test::bnsim_output("run " + cfg + " --set hardware.costs.no_such_row.cycles_per_elem=2", &st, 600);
     CHECK(st == 2);
     CHECK(out.find("no_such_row") != std::string::npos);
 }

@@ -64,7 +64,7 @@ struct SweepDir {
     std::string out(const std::string& name) const { return (dir / name).string(); }
 };
 
-ChildResult run_bnsim(const std::vector<std::string>& args) { return run_child(BNSIM_BINARY, args, 300); }
+ChildResult run_sweep_child(const std::vector<std::string>& args) { return run_child(BNSIM_BINARY, args, 300); }
 
 const char* kGrid =
     "grid:\n"
@@ -76,7 +76,7 @@ const char* kGrid =
 
 TEST_CASE("sweep: a small grid's CSV has one row per point plus auto, with the right parameters") {
     SweepDir d(kGrid);
-    auto r = run_bnsim({"sweep", d.sweep(), "-j", "2", "--out", d.out("o")});
+    auto r = run_sweep_child({"sweep", d.sweep(), "-j", "2", "--out", d.out("o")});
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
     const auto rows = lines(slurp(d.out("o") + "/results.csv"));
@@ -158,7 +158,7 @@ TEST_CASE("sweep: a small grid's CSV has one row per point plus auto, with the r
     const auto again = sweep_summary(read_meta(d.out("o")), recs);
     CHECK(again["contexts"][0]["best"]["id"].get<std::string>() == ctx["auto"]["id"].get<std::string>());
     // Twice the same sweep: the same files.
-    auto r2 = run_bnsim({"sweep", d.sweep(), "-j", "1", "--out", d.out("o2")});
+    auto r2 = run_sweep_child({"sweep", d.sweep(), "-j", "1", "--out", d.out("o2")});
     REQUIRE(r2.exit_code == 0);
     for (const char* f : {"results.csv", "results.jsonl", "summary.json", "report.html"})
         CHECK(slurp(d.out("o") + "/" + f) == slurp(d.out("o2") + "/" + f));
@@ -190,12 +190,12 @@ TEST_CASE("sweep: killing a sweep midway and resuming gives the same results as 
     REQUIRE(saved >= 3);
     REQUIRE(saved < 33);  // killed midway (4 x 8 grid + auto)
     // Without --resume the folder is refused; with it, the rest runs.
-    CHECK(run_bnsim({"sweep", d.sweep(), "--out", out}).exit_code == 2);
-    auto r = run_bnsim({"sweep", d.sweep(), "-j", "2", "--out", out, "--resume"});
+    CHECK(run_sweep_child({"sweep", d.sweep(), "--out", out}).exit_code == 2);
+    auto r = run_sweep_child({"sweep", d.sweep(), "-j", "2", "--out", out, "--resume"});
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(r.out.find(std::to_string(saved) + " already done") != std::string::npos);
-    REQUIRE(run_bnsim({"sweep", d.sweep(), "-j", "2", "--out", d.out("whole")}).exit_code == 0);
+    REQUIRE(run_sweep_child({"sweep", d.sweep(), "-j", "2", "--out", d.out("whole")}).exit_code == 0);
     for (const char* f : {"results.csv", "results.jsonl", "summary.json"})
         CHECK(slurp(out + "/" + f) == slurp(d.out("whole") + "/" + f));
     CHECK(lines(slurp(out + "/results.jsonl")).size() == 33);
@@ -203,14 +203,14 @@ TEST_CASE("sweep: killing a sweep midway and resuming gives the same results as 
 
 TEST_CASE("sweep: two shards merged equal one unsharded run") {
     SweepDir d(std::string(kGrid) + "points:\n  - {shape.C: 128}\n");
-    REQUIRE(run_bnsim({"sweep", d.sweep(), "-j", "2", "--out", d.out("all")}).exit_code == 0);
-    REQUIRE(run_bnsim({"sweep", d.sweep(), "--shard", "0/2", "--out", d.out("s0")}).exit_code == 0);
-    REQUIRE(run_bnsim({"sweep", d.sweep(), "--shard", "1/2", "--out", d.out("s1")}).exit_code == 0);
+    REQUIRE(run_sweep_child({"sweep", d.sweep(), "-j", "2", "--out", d.out("all")}).exit_code == 0);
+    REQUIRE(run_sweep_child({"sweep", d.sweep(), "--shard", "0/2", "--out", d.out("s0")}).exit_code == 0);
+    REQUIRE(run_sweep_child({"sweep", d.sweep(), "--shard", "1/2", "--out", d.out("s1")}).exit_code == 0);
     const size_t n0 = lines(slurp(d.out("s0") + "/results.jsonl")).size();
     const size_t n1 = lines(slurp(d.out("s1") + "/results.jsonl")).size();
     CHECK(n0 + n1 == 14);  // two contexts, each 6 grid points + auto
     CHECK(n0 == 7);
-    auto m = run_bnsim({"merge", d.out("s0"), d.out("s1"), "--out", d.out("merged")});
+    auto m = run_sweep_child({"merge", d.out("s0"), d.out("s1"), "--out", d.out("merged")});
     INFO(m.out << m.err);
     REQUIRE(m.exit_code == 0);
     for (const char* f : {"results.csv", "results.jsonl", "summary.json", "report.html", "sweep.json"})
@@ -219,20 +219,20 @@ TEST_CASE("sweep: two shards merged equal one unsharded run") {
     auto meta = nlohmann::ordered_json::parse(slurp(d.out("s1") + "/sweep.json"));
     meta["provenance"]["bnsim_version"] = "v0-other-build";
     std::ofstream(d.out("s1") + "/sweep.json") << meta.dump(2) << "\n";
-    auto mixed = run_bnsim({"merge", d.out("s0"), d.out("s1"), "--out", d.out("mixed")});
+    auto mixed = run_sweep_child({"merge", d.out("s0"), d.out("s1"), "--out", d.out("mixed")});
     CHECK(mixed.exit_code == 2);
     CHECK(mixed.err.find("was run by bnsim v0-other-build") != std::string::npos);
-    CHECK(run_bnsim({"sweep", d.sweep(), "--shard", "1/2", "--out", d.out("s1"), "--resume"}).exit_code == 2);
+    CHECK(run_sweep_child({"sweep", d.sweep(), "--shard", "1/2", "--out", d.out("s1"), "--resume"}).exit_code == 2);
     // A folder of another sweep does not merge.
     SweepDir other("grid:\n  memory.interleave: [1]\n");
-    REQUIRE(run_bnsim({"sweep", other.sweep(), "--out", other.out("o")}).exit_code == 0);
-    CHECK(run_bnsim({"merge", d.out("s0"), other.out("o"), "--out", d.out("bad")}).exit_code == 2);
+    REQUIRE(run_sweep_child({"sweep", other.sweep(), "--out", other.out("o")}).exit_code == 0);
+    CHECK(run_sweep_child({"merge", d.out("s0"), other.out("o"), "--out", d.out("bad")}).exit_code == 2);
 }
 
 TEST_CASE("sweep: an infeasible point is recorded and does not stop the sweep") {
     // usable SBUF 20000 leaves 18976 bytes: f_tile 1024 with 8 slots needs far more, f_tile 64 fits.
     SweepDir small("grid:\n  memory.f_tile: [1024, 64]\n  memory.interleave: [8]\n  hardware.sbuf.usable_bytes_per_partition: [20000]\n");
-    auto r = run_bnsim({"sweep", small.sweep(), "--out", small.out("o"), "-j", "1"});
+    auto r = run_sweep_child({"sweep", small.sweep(), "--out", small.out("o"), "-j", "1"});
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
     const std::string jl = slurp(small.out("o") + "/results.jsonl");
@@ -293,22 +293,22 @@ TEST_CASE("sweep files: ranges, lists, explicit points and an auto point per con
 
 TEST_CASE("sweep: bad sweep files and usage are errors with exit status 2") {
     SweepDir typo("grid:\n  memory.interleav: [1, 2]\n");
-    auto r = run_bnsim({"sweep", typo.sweep(), "--out", typo.out("o")});
+    auto r = run_sweep_child({"sweep", typo.sweep(), "--out", typo.out("o")});
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("memory.interleav") != std::string::npos);
     SweepDir range("grid:\n  memory.interleave: {from: 1, to: 9}\n");
-    r = run_bnsim({"sweep", range.sweep(), "--out", range.out("o")});
+    r = run_sweep_child({"sweep", range.sweep(), "--out", range.out("o")});
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("interleave") != std::string::npos);
     SweepDir bad_range("grid:\n  memory.f_tile: {from: 8, to: 1, step: 1}\n");
-    r = run_bnsim({"sweep", bad_range.sweep()});
+    r = run_sweep_child({"sweep", bad_range.sweep()});
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("s.yaml:3:") != std::string::npos);
     SweepDir ok("grid:\n  memory.interleave: [1]\n");
-    CHECK(run_bnsim({"sweep", ok.sweep(), "--shard", "2/2", "--out", ok.out("o")}).exit_code == 2);
-    CHECK(run_bnsim({"sweep", ok.sweep(), "--shard", "x", "--out", ok.out("o")}).exit_code == 2);
-    CHECK(run_bnsim({"sweep", ok.out("missing.yaml")}).exit_code == 2);
-    CHECK(run_bnsim({"merge", ok.out("nothing"), "--out", ok.out("m")}).exit_code == 2);
+    CHECK(run_sweep_child({"sweep", ok.sweep(), "--shard", "2/2", "--out", ok.out("o")}).exit_code == 2);
+    CHECK(run_sweep_child({"sweep", ok.sweep(), "--shard", "x", "--out", ok.out("o")}).exit_code == 2);
+    CHECK(run_sweep_child({"sweep", ok.out("missing.yaml")}).exit_code == 2);
+    CHECK(run_sweep_child({"merge", ok.out("nothing"), "--out", ok.out("m")}).exit_code == 2);
 }
 
 namespace {
@@ -330,7 +330,7 @@ TEST_CASE("sweep: the HTML report's SVG charts parse as XML") {
         "  memory.f_tile: [256, 512, 1024, 2048]\n"
         "  memory.interleave: [1, 4]\n"
         "  memory.direct_x_residency: [true, false]\n");
-    REQUIRE(run_bnsim({"sweep", d.sweep(), "-j", "2", "--out", d.out("o")}).exit_code == 0);
+    REQUIRE(run_sweep_child({"sweep", d.sweep(), "-j", "2", "--out", d.out("o")}).exit_code == 0);
     const std::string html = slurp(d.out("o") + "/report.html");
     CHECK(html.find("<script") == std::string::npos);
     CHECK(html.find("http") == html.find("http://www.w3.org/2000/svg"));  // nothing fetched

@@ -10,16 +10,13 @@
 #include "sim/config/run_config.h"
 #include "sim/report/run_report.h"
 #include "sim/simulate.h"
+#include "tests/test_util.h"
 
 using namespace bnsim;
 
 namespace {
 
-RunConfig config(const Overrides& o = {}) {
-    return load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml", o);
-}
-
-const Instruction* find(const Trace& t, int phase, const char* what, int unit, int core = 0) {
+const Instruction* find_first(const Trace& t, int phase, const char* what, int unit, int core = 0) {
     for (const auto& in : t.instructions())
         if (in.core == core && in.tag.phase == phase && in.tag.unit == unit && std::strcmp(in.tag.what, what) == 0)
             return &in;
@@ -76,7 +73,7 @@ struct Recorder : ExecutionObserverIF {
 }  // namespace
 
 TEST_CASE("timing: seed shape finishes, observer sees every instruction in time order, latency >= every bound") {
-    RunConfig cfg = config();
+    RunConfig cfg = test::default_config();
     GeneratedKernel k = cfg.generate();
     Recorder rec(k.trace.size());
     SimOptions so;
@@ -114,13 +111,13 @@ TEST_CASE("timing: seed shape finishes, observer sees every instruction in time 
 }
 
 TEST_CASE("timing: list scheduling with interleave 2 overlaps tile i+1's loads with tile i's compute") {
-    RunConfig cfg = config({{"memory", "{f_tile: 4096, interleave: 2}"}});
+    RunConfig cfg = test::default_config({{"memory", "{f_tile: 4096, interleave: 2}"}});
     GeneratedKernel k = cfg.generate();
     SimResult r = simulate(cfg.hw, k.trace, SimOptions{});
     int overlapped = 0;
     for (int i = 0; i + 1 < 32; ++i) {
-        const Instruction* next_load = find(k.trace, 1, "load x", i + 1);
-        const Instruction* compute = find(k.trace, 1, "dy*x", i);
+        const Instruction* next_load = find_first(k.trace, 1, "load x", i + 1);
+        const Instruction* compute = find_first(k.trace, 1, "dy*x", i);
         REQUIRE(next_load);
         REQUIRE(compute);
         // tile i+1's x is moving while tile i's dy*x runs
@@ -132,14 +129,14 @@ TEST_CASE("timing: list scheduling with interleave 2 overlaps tile i+1's loads w
 }
 
 TEST_CASE("timing: program_order serializes each tile's loads behind the previous tile's direct_x store") {
-    RunConfig cfg = config({{"memory", "{f_tile: 4096, interleave: 2}"}});
+    RunConfig cfg = test::default_config({{"memory", "{f_tile: 4096, interleave: 2}"}});
     GeneratedKernel k = cfg.generate();
     SimOptions so;
     so.policy = SchedulePolicy::program_order;
     SimResult r = simulate(cfg.hw, k.trace, so);
     for (int i = 0; i + 1 < 30; ++i) {
-        const Instruction* next_load = find(k.trace, 1, "load dy", i + 1);
-        const Instruction* act = find(k.trace, 1, "direct_x", i);
+        const Instruction* next_load = find_first(k.trace, 1, "load dy", i + 1);
+        const Instruction* act = find_first(k.trace, 1, "direct_x", i);
         REQUIRE(next_load);
         REQUIRE(act);
         // the Sync stream reaches tile i+1's load only after tile i's store could trigger,
@@ -176,7 +173,7 @@ TEST_CASE("timing: a dependency cycle is reported with the blocked instructions,
     t.append(c);
     t.instructions()[0].deps = {1};  // a hand-made cycle: 0 <-> 1
     t.instructions()[1].deps = {0};
-    RunConfig cfg = config();
+    RunConfig cfg = test::default_config();
     try {
         simulate(cfg.hw, t, SimOptions{});
         FAIL("no error for a deadlocked trace");
@@ -205,13 +202,13 @@ TEST_CASE("timing: a sendrecv whose peer never comes is reported") {
     s.pipe = 0;
     s.tag.what = "lonely";
     t.append(s);
-    RunConfig cfg = config();
+    RunConfig cfg = test::default_config();
     CHECK_THROWS_WITH(simulate(cfg.hw, t, SimOptions{}),
                       Catch::Contains("#0 core 0 pool sendrecv 'lonely' waits on the matching sendrecv of core 1 on pipe 0"));
 }
 
 TEST_CASE("timing: LNC=2 channel sharding (C=256) runs on both cores, no exchanges") {
-    RunConfig cfg = config({{"lnc", "2"}, {"shape.C", "256"}});
+    RunConfig cfg = test::default_config({{"lnc", "2"}, {"shape.C", "256"}});
     GeneratedKernel k = cfg.generate();
     REQUIRE(k.info["sharding"]["mode"] == "channel");
     SimResult r = simulate(cfg.hw, k.trace, SimOptions{});
@@ -226,7 +223,7 @@ TEST_CASE("timing: LNC=2 channel sharding (C=256) runs on both cores, no exchang
 }
 
 TEST_CASE("timing: LNC=2 batch sharding (C=64) swaps dbeta and yx over the link") {
-    RunConfig cfg = config({{"lnc", "2"}, {"shape.C", "64"}});
+    RunConfig cfg = test::default_config({{"lnc", "2"}, {"shape.C", "64"}});
     GeneratedKernel k = cfg.generate();
     REQUIRE(k.info["sharding"]["mode"] == "batch");
     SimResult r = simulate(cfg.hw, k.trace, SimOptions{});
@@ -254,7 +251,7 @@ TEST_CASE("timing: LNC=2 batch sharding (C=64) swaps dbeta and yx over the link"
 }
 
 TEST_CASE("timing: a DMA engine serves its queues round-robin and each queue in order") {
-    RunConfig cfg = config();
+    RunConfig cfg = test::default_config();
     const HwConfig& hw = cfg.hw;
     Trace t;
     t.kernel = "hand";
@@ -292,7 +289,7 @@ TEST_CASE("timing: a DMA engine serves its queues round-robin and each queue in 
 }
 
 TEST_CASE("timing: a queue holds each DMA for dma.min_queue_occupancy_ns, other queues proceed meanwhile") {
-    RunConfig cfg = config();
+    RunConfig cfg = test::default_config();
     const HwConfig& hw = cfg.hw;
     REQUIRE(hw.dma.merge_contiguous_rows == 1);
     Trace t;
@@ -326,7 +323,7 @@ TEST_CASE("timing: a queue holds each DMA for dma.min_queue_occupancy_ns, other 
 // picks a descriptor left a delta notification that cancelled the engine's timed wake-up for the
 // end of that descriptor, so the engine never ran again ("simulation cannot finish").
 TEST_CASE("timing: a descriptor pushed as its engine starts another does not lose the engine's wake-up") {
-    RunConfig cfg = config({{"hardware.dma.min_queue_occupancy_ns", "20000"}});
+    RunConfig cfg = test::default_config({{"hardware.dma.min_queue_occupancy_ns", "20000"}});
     GeneratedKernel k = cfg.generate();
     SimResult r;
     REQUIRE_NOTHROW(r = simulate(cfg.hw, k.trace, SimOptions{}));
@@ -335,7 +332,7 @@ TEST_CASE("timing: a descriptor pushed as its engine starts another does not los
 }
 
 TEST_CASE("timing: lnc=2 with a 100 us queue occupancy finishes") {
-    RunConfig cfg = config({{"lnc", "2"}, {"hardware.dma.min_queue_occupancy_ns", "100000"}});
+    RunConfig cfg = test::default_config({{"lnc", "2"}, {"hardware.dma.min_queue_occupancy_ns", "100000"}});
     GeneratedKernel k = cfg.generate();
     SimResult r;
     REQUIRE_NOTHROW(r = simulate(cfg.hw, k.trace, SimOptions{}));

@@ -19,7 +19,7 @@ bool is(const Instruction& in, int phase, const char* what) {
     return in.tag.phase == phase && std::strcmp(in.tag.what, what) == 0;
 }
 
-std::vector<const Instruction*> find(const Trace& t, int phase, const char* what, int unit = -2, int core = 0) {
+std::vector<const Instruction*> find_all(const Trace& t, int phase, const char* what, int unit = -2, int core = 0) {
     std::vector<const Instruction*> out;
     for (const auto& in : t.instructions())
         if (in.core == core && is(in, phase, what) && (unit == -2 || in.tag.unit == unit)) out.push_back(&in);
@@ -131,18 +131,18 @@ TEST_CASE("tile i+interleave's loads wait for tile i's readers of the same slot,
     auto k = bn_generate(p);
     const Trace& t = k.trace;
     for (int i = 0; i + 2 < 32; ++i) {
-        const Instruction& load_next_same_slot = *find(t, 1, "load dy", i + 2).at(0);
+        const Instruction& load_next_same_slot = *find_all(t, 1, "load dy", i + 2).at(0);
         for (const char* reader : {"dbeta accumulate", "dy*x", "direct_x"}) {
             INFO("unit " << i << " reader " << reader);
-            CHECK(depends_on(load_next_same_slot, find(t, 1, reader, i).at(0)->id));
+            CHECK(depends_on(load_next_same_slot, find_all(t, 1, reader, i).at(0)->id));
         }
         // The load into the other slot is independent of tile i.
-        const Instruction& load_other_slot = *find(t, 1, "load dy", i + 1).at(0);
+        const Instruction& load_other_slot = *find_all(t, 1, "load dy", i + 1).at(0);
         for (uint32_t d : load_other_slot.deps) CHECK(t.instructions()[d].tag.unit != i);
     }
     // And the direct_x slot: unit i+2's accumulate (which writes it) waits for unit i's store.
-    const Instruction& acc = *find(t, 1, "dbeta accumulate", 5).at(0);
-    CHECK(depends_on(acc, find(t, 1, "store direct_x", 3).at(0)->id));
+    const Instruction& acc = *find_all(t, 1, "dbeta accumulate", 5).at(0);
+    CHECK(depends_on(acc, find_all(t, 1, "store direct_x", 3).at(0)->id));
 }
 
 TEST_CASE("residency handoff: the last interleave units skip the direct_x store and reload") {
@@ -151,13 +151,13 @@ TEST_CASE("residency handoff: the last interleave units skip the direct_x store 
     for (int u = 0; u < 32; ++u) {
         const bool resident = u >= 25;
         INFO("unit " << u);
-        CHECK(find(t, 1, "store direct_x", u).size() == (resident ? 0u : 1u));
-        CHECK(find(t, 2, "load direct_x", u).size() == (resident ? 0u : 1u));
-        const Instruction& dx = *find(t, 2, "dx", u).at(0);
+        CHECK(find_all(t, 1, "store direct_x", u).size() == (resident ? 0u : 1u));
+        CHECK(find_all(t, 2, "load direct_x", u).size() == (resident ? 0u : 1u));
+        const Instruction& dx = *find_all(t, 2, "dx", u).at(0);
         if (resident)  // reads the slot phase 1 left in SBUF
-            CHECK(depends_on(dx, find(t, 1, "direct_x", u).at(0)->id));
+            CHECK(depends_on(dx, find_all(t, 1, "direct_x", u).at(0)->id));
         else
-            CHECK(depends_on(dx, find(t, 2, "load direct_x", u).at(0)->id));
+            CHECK(depends_on(dx, find_all(t, 2, "load direct_x", u).at(0)->id));
     }
     // Phase 2 starts with the resident tail: its first unit is 25.
     for (const auto& in : t.instructions())

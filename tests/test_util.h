@@ -1,5 +1,6 @@
 #pragma once
 // Small helpers several test files share.
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -25,6 +26,26 @@ inline std::string config_error_of(const std::string& path, const Overrides& o =
         return e.what();
     }
     return "";
+}
+
+// Writes text to path, replacing what was there.
+inline void put(const std::string& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << text;
+}
+
+// Writes body to NAME in the temporary directory DIR (created if missing); returns its path.
+inline std::string write_temp_file(const std::string& dir, const std::string& name, const std::string& body) {
+    const auto folder = std::filesystem::temp_directory_path() / dir;
+    std::filesystem::create_directories(folder);
+    const auto path = (folder / name).string();
+    put(path, body);
+    return path;
+}
+
+// The seed run config (configs/default.yaml) with overrides.
+inline RunConfig default_config(const Overrides& o = {}) {
+    return load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml", o);
 }
 
 }  // namespace bnsim::test
