@@ -13,7 +13,7 @@ namespace bnsim {
 
 SimResult estimate(const HwConfig& hw, const Trace& trace) {
     CostModel cost(hw);
-    Schedule sched = schedule_list(trace, cost);
+    const Schedule sched = schedule_list(trace, cost);
     SimResult res;
     res.policy = schedule_policy_name(SchedulePolicy::list);
     res.timing.resize(trace.size());
@@ -69,7 +69,6 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
     add_dma_queue_units(trace, res);
     res.units["hbm"] = UnitStats{double(res.hbm_bytes_read + res.hbm_bytes_written) / hw.hbm.bandwidth_gbps, 0};
     if (trace.num_cores > 1) res.units["link"] = UnitStats{link_busy / 2, transfers / 2};
-    res.dma_plans = std::move(sched.dma_plans);
     return res;
 }
 

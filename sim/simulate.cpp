@@ -137,7 +137,6 @@ SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opt
         res.sbuf_peak_bytes.push_back(core->sbuf().peak_bytes_per_partition());
     }
     add_dma_queue_units(trace, res);
-    res.dma_plans = std::move(sched.dma_plans);
     res.units["hbm"] = UnitStats{top.hbm().busy_ns(), 0};
     if (top.link()) res.units["link"] = UnitStats{top.link()->busy_ns(), top.link()->transfers()};
     res.hbm_bytes_read = top.hbm().bytes_read();

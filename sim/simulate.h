@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "trace/execution_observer.h"
-#include "models/dma_lifecycle.h"
 #include "models/hw_config.h"
 #include "sim/schedule/schedule_policy.h"
 #include "trace/trace.h"
@@ -47,9 +46,6 @@ struct SimResult {
     std::string policy;  // scheduling policy used
     std::vector<std::vector<std::vector<uint32_t>>> streams;  // [core][engine] scheduled order
     std::vector<uint64_t> sbuf_peak_bytes;                     // per core, highest SBUF byte used
-    // Each DMA's plan by instruction id, from the list scheduler, for the report (planned once
-    // per run); empty when the schedule did not plan them (program_order), the report then does.
-    std::vector<DmaPlan> dma_plans;
 };
 
 // A trace that cannot finish (deadlock, a sendrecv without its peer): the message names every

@@ -245,10 +245,7 @@ std::map<std::pair<int, int>, std::string> queue_roles(const Trace& trace) {
 json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r) {
     const Trace& trace = k.trace;
     CostModel cost(cfg.hw);
-    // The list scheduler's plans if the run kept them (the same rule on the same hardware).
-    std::vector<DmaPlan> planned_here;
-    if (r.dma_plans.size() != trace.size()) planned_here = dma_plans(trace, DmaLifecycle(cfg.hw));
-    const std::vector<DmaPlan>& plans = planned_here.empty() ? r.dma_plans : planned_here;
+    const std::vector<DmaPlan> plans = dma_plans(k.trace, DmaLifecycle(cfg.hw));
     json j;
     j["kernel"] = cfg.kernel;
     j["config"] = cfg.file;

@@ -96,7 +96,6 @@ struct CoreScheduler {
             }
             if (best < 0) {  // a dependency cycle: nothing is ready; leave it to the simulator to report
                 out.stuck = true;
-                out.dma_plans.clear();
                 for (uint32_t id : mine)
                     if (!done[id]) {
                         const size_t e = size_t(ins[id].engine);
@@ -121,8 +120,7 @@ struct CoreScheduler {
             eq.free_at = start + occupy;
             double result = start + occupy;
             if (in.is_dma()) {
-                out.dma_plans[id] = rule.plan(in, trace);
-                out.est_dma[id] = dma.run(out.dma_plans[id], start, start + occupy);
+                out.est_dma[id] = dma.run(rule.plan(in, trace), start, start + occupy);
                 result = out.est_dma[id].end;
             } else if (in.opcode == Opcode::SendRecv) {
                 result = start + occupy + cost.sendrecv_ns(in);
@@ -155,7 +153,6 @@ Schedule schedule_list(const Trace& trace, const CostModel& cost) {
     s.est_occupy.assign(trace.size(), 0.0);
     s.est_waited_on.assign(trace.size(), -1);
     s.est_dma.assign(trace.size(), DmaTimes{});
-    s.dma_plans.resize(trace.size());
     s.est_dma_units.resize(size_t(trace.num_cores));
     for (int c = 0; c < trace.num_cores; ++c) {
         CoreScheduler cs{trace, cost, cost.hw(), s, c};

@@ -34,9 +34,6 @@ struct Schedule {
     std::vector<double> est_occupy;
     std::vector<int64_t> est_waited_on;
     std::vector<DmaTimes> est_dma;
-    // Each DMA's plan (models/dma_lifecycle.h) by instruction id, as the scheduler planned it,
-    // for the run report's bounds to reuse (list only; empty if the graph had a cycle).
-    std::vector<DmaPlan> dma_plans;
     struct DmaUnits {
         std::vector<double> engine_busy_ns;
         std::vector<uint64_t> engine_descriptors;
