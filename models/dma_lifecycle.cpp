@@ -54,6 +54,33 @@ DmaPlan DmaLifecycle::plan(const Instruction& ins, const Trace& trace) const {
     return p;
 }
 
+DmaPlan DmaPlanner::plan(const Instruction& ins, const Trace& trace) {
+    const HwConfig& hw = rule_.hw();
+    const DmaRowSource src = dma_row_source(ins, trace, hw);
+    Key key;
+    key.rows = src.shape.rows;
+    key.desc_bytes = src.shape.desc_bytes;
+    key.hbm_bytes = src.shape.hbm_bytes;
+    key.hbm = src.tensor != nullptr;
+    key.merge = hw.dma.merge_contiguous_rows && key.hbm && uint64_t(src.shape.hbm_bytes) == src.tensor->row_bytes;
+    // for_each_run's closed form: addresses play no part in the runs' counts and bytes.
+    const bool closed_form =
+        uint64_t(key.rows) <= uint64_t(hw.dma.rows_per_engine) * uint64_t(hw.dma.engines_per_core) &&
+        (!key.merge || uint64_t(key.rows) * key.hbm_bytes <= UINT32_MAX);
+    if (closed_form && have_ && key == key_) {
+        last_.dma = ins.id;
+        last_.queue = ins.dma.queue;
+        last_.dge = ins.dma.dge;
+        last_.shape = src.shape;
+        return last_;
+    }
+    DmaPlan p = rule_.plan(ins, trace);
+    have_ = closed_form;
+    key_ = key;
+    if (closed_form) last_ = p;
+    return p;
+}
+
 DmaIssue DmaLifecycle::issue(DgeMode mode, double stream_ready, double triggered, Dge& dge) const {
     DmaIssue r;
     if (mode == DgeMode::hardware) {

@@ -88,6 +88,31 @@ private:
     const HwConfig& hw_;
 };
 
+// Plans DMA after DMA (DmaLifecycle::plan), reusing the last plan's trains for a DMA of the same
+// row shape: when every engine takes at most one block of rows (for_each_run's closed form), a
+// DMA's trains depend on its row count, row bytes and whether its rows merge, not on its
+// addresses, and a kernel's DMAs come in a few shapes. One per pass over a trace (not shared
+// across threads).
+class DmaPlanner {
+public:
+    explicit DmaPlanner(const DmaLifecycle& rule) : rule_(rule) {}
+    DmaPlan plan(const Instruction& ins, const Trace& trace);
+
+private:
+    struct Key {
+        uint32_t rows = 0, desc_bytes = 0, hbm_bytes = 0;
+        bool hbm = false, merge = false;
+        bool operator==(const Key& o) const {
+            return rows == o.rows && desc_bytes == o.desc_bytes && hbm_bytes == o.hbm_bytes && hbm == o.hbm &&
+                   merge == o.merge;
+        }
+    };
+    const DmaLifecycle& rule_;
+    bool have_ = false;  // last_ is the plan of a DMA whose trains depend on key_ alone
+    Key key_;
+    DmaPlan last_;
+};
+
 // A DMA's lifecycle times.
 struct DmaTimes {
     double issue_start = 0, issue_end = 0;  // descriptor generation

@@ -1,13 +1,16 @@
 // A DMA's descriptor runs (for_each_run) against its descriptors one by one (for_each_descriptor):
 // expanded, each engine's runs must be exactly the descriptors that engine gets, in its order,
 // over a table of copy shapes, engine layouts and the row merge on and off; and the plan's
-// trains (built from runs) must equal trains summed descriptor by descriptor.
+// trains (built from runs) must equal trains summed descriptor by descriptor, and the planner's
+// reused plans the plans of DMAs planned alone.
 #include <catch2/catch.hpp>
 
+#include <string>
 #include <vector>
 
 #include "models/dma_descriptor.h"
 #include "models/dma_lifecycle.h"
+#include "sim/config/run_config.h"
 
 using namespace bnsim;
 
@@ -161,5 +164,47 @@ TEST_CASE("DMA runs: a full-height strided copy is one run of 8 rows per engine"
         CHECK(runs[e].stride == 65536);
         CHECK(runs[e].first.hbm_addr == t.tensor(tx).base_addr + e * 8 * 65536ull);
         CHECK(runs[e].first.bytes == 8192);
+    }
+}
+
+TEST_CASE("DMA planner: plans reused across alike DMAs equal each DMA planned alone") {
+    // The kernel's DMAs on layouts that reuse plans (a few shapes, strided or merged rows) and
+    // on one whose rows do not fit one block per engine (every plan computed).
+    const std::vector<Overrides> sets = {
+        {},
+        {{"shape.C", "256"}},  // full-height column loads and row loads alike in row count
+        {{"memory.f_tile", "128"}, {"memory.interleave", "1"}},
+        {{"hardware.dma.merge_contiguous_rows", "false"}, {"memory.f_tile", "512"}},
+        {{"lnc", "2"}},
+        {{"hardware.dma.engines_per_core", "4"}, {"memory.f_tile", "1024"}},
+    };
+    for (const auto& set : sets) {
+        const RunConfig cfg = load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml", set);
+        const GeneratedKernel k = cfg.generate();
+        const DmaLifecycle rule(cfg.hw);
+        DmaPlanner planner(rule);
+        size_t dmas = 0;
+        for (const auto& in : k.trace.instructions()) {
+            if (!in.is_dma()) continue;
+            ++dmas;
+            const DmaPlan want = rule.plan(in, k.trace), got = planner.plan(in, k.trace);
+            INFO("set " << (set.empty() ? std::string("-") : set[0].first) << " DMA " << in.id);
+            REQUIRE(got.dma == want.dma);
+            REQUIRE(got.queue == want.queue);
+            REQUIRE(got.dge == want.dge);
+            REQUIRE(got.shape.rows == want.shape.rows);
+            REQUIRE(got.shape.desc_bytes == want.shape.desc_bytes);
+            REQUIRE(got.shape.hbm_bytes == want.shape.hbm_bytes);
+            REQUIRE(got.shape.hbm_read == want.shape.hbm_read);
+            REQUIRE(got.shape.hbm_write == want.shape.hbm_write);
+            REQUIRE(got.shape.sbuf_side == want.shape.sbuf_side);
+            REQUIRE(got.trains.size() == want.trains.size());
+            for (size_t t = 0; t < want.trains.size(); ++t) {
+                REQUIRE(got.trains[t].engine == want.trains[t].engine);
+                REQUIRE(got.trains[t].descriptors == want.trains[t].descriptors);
+                REQUIRE(got.trains[t].work_ns == want.trains[t].work_ns);
+            }
+        }
+        CHECK(dmas > 100);
     }
 }

@@ -37,8 +37,9 @@ struct Bounds {
 // the whole-kernel and per-phase bounds.
 std::vector<DmaPlan> dma_plans(const Trace& trace, const DmaLifecycle& rule) {
     std::vector<DmaPlan> plans(trace.size());
+    DmaPlanner planner(rule);
     for (const auto& in : trace.instructions())
-        if (in.is_dma()) plans[in.id] = rule.plan(in, trace);
+        if (in.is_dma()) plans[in.id] = planner.plan(in, trace);
     return plans;
 }
 

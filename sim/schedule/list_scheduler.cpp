@@ -72,6 +72,7 @@ struct CoreScheduler {
         std::vector<CostModel::EngineState> state(kNumEngines);
         const DmaLifecycle rule(hw);
         IdealDmaTimeline dma(rule);
+        DmaPlanner planner(rule);
         std::vector<double> dep_ready(ins.size(), 0.0);
         std::vector<int64_t> last_dep(ins.size(), -1);
         for (uint32_t id : mine)
@@ -120,7 +121,7 @@ struct CoreScheduler {
             eq.free_at = start + occupy;
             double result = start + occupy;
             if (in.is_dma()) {
-                out.est_dma[id] = dma.run(rule.plan(in, trace), start, start + occupy);
+                out.est_dma[id] = dma.run(planner.plan(in, trace), start, start + occupy);
                 result = out.est_dma[id].end;
             } else if (in.opcode == Opcode::SendRecv) {
                 result = start + occupy + cost.sendrecv_ns(in);
