@@ -17,7 +17,7 @@ namespace {
 
 // Runs body in a forked child and returns its exit status (-1 if it did not exit normally).
 template <class Body>
-int in_child(Body body) {
+int status_of_child_heap_run(Body body) {
     const pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) _exit(body());
@@ -27,7 +27,7 @@ int in_child(Body body) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-bool kernel_offers_thp_on_request() {
+bool thp_offered_on_request() {
     std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
     std::string s;
     std::getline(f, s);
@@ -37,7 +37,7 @@ bool kernel_offers_thp_on_request() {
 }  // namespace
 
 TEST_CASE("child heap: after prepare_child_heap blocks of every size allocate, hold their data and free") {
-    const int status = in_child([] {
+    const int status = status_of_child_heap_run([] {
         bnsim::prepare_child_heap();
         // Small, past glibc's default mmap threshold, a few huge pages, past the 30 MiB reserve.
         for (size_t n : {size_t(16), size_t(4096), size_t(200000), size_t(3) << 20, size_t(40) << 20}) {
@@ -52,11 +52,11 @@ TEST_CASE("child heap: after prepare_child_heap blocks of every size allocate, h
 }
 
 TEST_CASE("child heap: the heap is marked for transparent huge pages where the kernel offers them") {
-    if (BNSIM_TEST_UNDER_ASAN || !kernel_offers_thp_on_request()) {
+    if (BNSIM_TEST_UNDER_ASAN || !thp_offered_on_request()) {
         WARN("no transparent huge pages on request here (or ASan's allocator): nothing to check");
         return;
     }
-    const int status = in_child([] {
+    const int status = status_of_child_heap_run([] {
         bnsim::prepare_child_heap();
         std::ifstream smaps("/proc/self/smaps");
         bool in_heap = false;
