@@ -25,7 +25,7 @@ std::vector<std::vector<uint32_t>> derived(const Trace& t) {
     return out;
 }
 
-void check_against_reference(const Trace& t) {
+void check_edges_against_reference(const Trace& t) {
     const auto expected = test::reference_dependencies(t);
     const auto got = derived(t);
     REQUIRE(got.size() == expected.size());
@@ -62,7 +62,7 @@ TEST_CASE("indexed derivation gives the reference edges on batch_norm_bwd config
     for (const auto& [name, sets] : table) {
         SECTION(name) {
             RunConfig cfg = load_run_config(kConfigs + "default.yaml", sets);
-            check_against_reference(cfg.generate().trace);
+            check_edges_against_reference(cfg.generate().trace);
         }
     }
 }
@@ -125,7 +125,7 @@ TEST_CASE("indexed derivation gives the reference edges on random regions, degen
         t.append(in);
     }
     derive_dependencies(t);
-    check_against_reference(t);
+    check_edges_against_reference(t);
 }
 
 TEST_CASE("region index hands every overlapping access to a query once, across merged cells") {

@@ -42,7 +42,7 @@ struct ReferenceHbm {
 
 // A seeded mix of the transfers DMA descriptors make: runs of whole stripes (some starting on
 // idle channels), narrow rows inside one granule, unaligned rows over several channels, empty ones.
-void check_against_reference(const HbmParams& p, uint32_t seed) {
+void check_channels_against_reference(const HbmParams& p, uint32_t seed) {
     Hbm hbm(("hbm_" + std::to_string(seed)).c_str(), p);
     ReferenceHbm ref(p);
     std::mt19937 rng(seed);
@@ -84,7 +84,7 @@ TEST_CASE("HBM: transfer ends and busy time equal a per-channel model's, 16 chan
     p.channels = 16;
     p.interleave_bytes = 256;
     p.latency_ns = 120;
-    for (uint32_t seed : {1u, 2u, 3u}) check_against_reference(p, seed);
+    for (uint32_t seed : {1u, 2u, 3u}) check_channels_against_reference(p, seed);
 }
 
 TEST_CASE("HBM: transfer ends and busy time equal a per-channel model's, channels and granule not powers of two") {
@@ -93,5 +93,5 @@ TEST_CASE("HBM: transfer ends and busy time equal a per-channel model's, channel
     p.channels = 12;
     p.interleave_bytes = 96;
     p.latency_ns = 100;
-    for (uint32_t seed : {4u, 5u}) check_against_reference(p, seed);
+    for (uint32_t seed : {4u, 5u}) check_channels_against_reference(p, seed);
 }

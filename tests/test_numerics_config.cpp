@@ -20,7 +20,7 @@ using namespace bnsim;
 
 namespace {
 
-std::string write_config(const std::string& body) {
+std::string write_numerics_config(const std::string& body) {
     char tmpl[] = "/tmp/bnsim_numcfg_XXXXXX";
     const int fd = mkstemp(tmpl);
     REQUIRE(fd >= 0);
@@ -61,7 +61,7 @@ TEST_CASE("numerics config: defaults and every key", "[numerics][config]") {
     CHECK_FALSE(d.numerics.scale_bias_operand_bits.has_value());
     CHECK(d.hw.numerics.scale_bias_operand_bits == 18);
 
-    const std::string f = write_config(R"(kernel: batch_norm_bwd
+    const std::string f = write_numerics_config(R"(kernel: batch_norm_bwd
 shape: {B: 2, C: 3, H: 4, W: 5}
 numerics:
   seed: 42
@@ -94,7 +94,7 @@ numerics:
 }
 
 TEST_CASE("numerics config: unknown keys and bad values name the file, line and key", "[numerics][config]") {
-    const std::string f = write_config("kernel: batch_norm_bwd\nshape: {B: 2, C: 3, H: 4, W: 5}\nnumerics:\n  seed: 3\n"
+    const std::string f = write_numerics_config("kernel: batch_norm_bwd\nshape: {B: 2, C: 3, H: 4, W: 5}\nnumerics:\n  seed: 3\n"
                                        "  x_in: {mean: 1, sprd: 2}\n");
     CHECK_THROWS_WITH(load_run_config(f), Catch::Contains(f + ":5:") && Catch::Contains("numerics.x_in.sprd") &&
                                               Catch::Contains("unknown key"));
