@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cli_run.h"
-#include "under_asan.h"
+#include "sim/under_asan.h"
 #include "test_util.h"
 #include "numerics/npy.h"
 
@@ -100,7 +100,7 @@ void check_row(const std::function<Row(const std::string& dir)>& make) {
     CliOptions o;
     o.timeout_s = row.max_seconds;
     o.cwd = dir;
-#if !BNSIM_TEST_UNDER_ASAN  // ASan's shadow memory alone reserves terabytes of address space
+#if !BNSIM_UNDER_ASAN  // ASan's shadow memory alone reserves terabytes of address space
     o.address_space_limit = uint64_t(2) << 30;
 #endif
     const CliResult r = run_bnsim(row.args, o);

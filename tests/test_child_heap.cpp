@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "sim/sweep/child_heap.h"
-#include "under_asan.h"
+#include "sim/under_asan.h"
 
 namespace {
 
@@ -52,7 +52,7 @@ TEST_CASE("child heap: after prepare_child_heap blocks of every size allocate, h
 }
 
 TEST_CASE("child heap: the heap is marked for transparent huge pages where the kernel offers them") {
-    if (BNSIM_TEST_UNDER_ASAN || !thp_offered_on_request()) {
+    if (BNSIM_UNDER_ASAN || !thp_offered_on_request()) {
         WARN("no transparent huge pages on request here (or ASan's allocator): nothing to check");
         return;
     }

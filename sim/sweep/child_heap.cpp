@@ -1,5 +1,7 @@
 #include "sim/sweep/child_heap.h"
 
+#include "sim/under_asan.h"
+
 #include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -11,19 +13,6 @@
 namespace bnsim {
 
 namespace {
-
-// gcc says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
 
 // glibc's largest mmap threshold on 64-bit (DEFAULT_MMAP_THRESHOLD_MAX): blocks up to it can
 // come from the heap.
@@ -43,7 +32,7 @@ uintptr_t align_up(uintptr_t v, uintptr_t a) { return (v + a - 1) / a * a; }
 }  // namespace
 
 void prepare_child_heap() {
-    if (kSanitized) return;  // the sanitizer's allocator is not glibc's
+    if (BNSIM_UNDER_ASAN) return;  // the sanitizer's allocator is not glibc's
     // Every block from the heap (not a fresh mapping per large vector) and nothing given back:
     // the process ends with the point.
     mallopt(M_MMAP_THRESHOLD, int(kHeapBlockMax));
