@@ -19,15 +19,6 @@ using bnsim::test::config_error_of;
 
 namespace {
 
-std::string write_config(const std::string& name, const std::string& body) {
-    auto dir = std::filesystem::temp_directory_path() / "bnsim_test_config";
-    std::filesystem::create_directories(dir);
-    auto path = (dir / name).string();
-    std::ofstream(path) << body;
-    return path;
-}
-
-
 std::string seed(const std::string& extra = "") {
     return "hardware: " + kHw + "\nkernel: batch_norm_bwd\nshape: {B: 64, C: 64, D: 1, H: 64, W: 64}\n" + extra;
 }
@@ -46,7 +37,7 @@ TEST_CASE("the default config loads with the trn2 preset") {
 }
 
 TEST_CASE("set overrides apply to run and hardware keys") {
-    auto path = write_config("ok.yaml", seed());
+    auto path = test::write_temp_file("bnsim_test_config", "ok.yaml", seed());
     RunConfig c = load_run_config(path, parse_overrides({"shape.C=200", "hardware.sbuf.usable_bytes_per_partition=196608",
                                                          "memory={f_tile: 2048, interleave: 4}", "lnc=2"}));
     CHECK(kernel_params<bn::Params>(c.kernel_params).shape.C == 200);
@@ -57,7 +48,7 @@ TEST_CASE("set overrides apply to run and hardware keys") {
 }
 
 TEST_CASE("set of one memory key on memory auto fixes that key only") {
-    auto path = write_config("auto.yaml", seed());
+    auto path = test::write_temp_file("bnsim_test_config", "auto.yaml", seed());
     RunConfig c = load_run_config(path, parse_overrides({"memory=auto", "memory.interleave=4"}));
     const auto& p = kernel_params<bn::Params>(c.kernel_params);
     REQUIRE(p.memory);
@@ -68,37 +59,37 @@ TEST_CASE("set of one memory key on memory auto fixes that key only") {
 }
 
 TEST_CASE("an unknown key names the file, line and key") {
-    auto path = write_config("typo.yaml", seed("fuse_rleu: true\n"));
+    auto path = test::write_temp_file("bnsim_test_config", "typo.yaml", seed("fuse_rleu: true\n"));
     auto e = config_error_of(path);
     CHECK(e.find(path + ":4:") != std::string::npos);
     CHECK(e.find("key 'fuse_rleu': unknown key") != std::string::npos);
 }
 
 TEST_CASE("a wrong type or out-of-range value names the key and what was expected") {
-    auto e = config_error_of(write_config("type.yaml", seed("dtype: float16\n")));
+    auto e = config_error_of(test::write_temp_file("bnsim_test_config", "type.yaml", seed("dtype: float16\n")));
     CHECK(e.find(":4:") != std::string::npos);
     CHECK(e.find("key 'dtype': expected one of bfloat16 | float32, got 'float16'") != std::string::npos);
 
-    e = config_error_of(write_config("range.yaml", seed("lnc: 3\n")));
+    e = config_error_of(test::write_temp_file("bnsim_test_config", "range.yaml", seed("lnc: 3\n")));
     CHECK(e.find("key 'lnc': expected an integer in [1, 2], got '3'") != std::string::npos);
 
-    e = config_error_of(write_config("nested.yaml", seed("memory: {f_tile: 2048, interleave: 9}\n")));
+    e = config_error_of(test::write_temp_file("bnsim_test_config", "nested.yaml", seed("memory: {f_tile: 2048, interleave: 9}\n")));
     CHECK(e.find("key 'memory.interleave': expected an integer in [1, 8]") != std::string::npos);
 
-    e = config_error_of(write_config("set_map.yaml", seed()), parse_overrides({"memory={f_tile: 0, interleave: 1}"}));
+    e = config_error_of(test::write_temp_file("bnsim_test_config", "set_map.yaml", seed()), parse_overrides({"memory={f_tile: 0, interleave: 1}"}));
     CHECK(e.find("--set memory: key 'memory.f_tile': expected an integer in [1, 8192]") != std::string::npos);
 
-    e = config_error_of(write_config("shape.yaml", seed()), parse_overrides({"shape.C=abc"}));
+    e = config_error_of(test::write_temp_file("bnsim_test_config", "shape.yaml", seed()), parse_overrides({"shape.C=abc"}));
     CHECK(e.find("--set shape.C") != std::string::npos);
     CHECK(e.find("expected an integer") != std::string::npos);
 }
 
 TEST_CASE("hardware errors name the preset file and the hardware key") {
-    auto e = config_error_of(write_config("hw.yaml", seed()), parse_overrides({"hardware.dma.engines_per_core=0"}));
+    auto e = config_error_of(test::write_temp_file("bnsim_test_config", "hw.yaml", seed()), parse_overrides({"hardware.dma.engines_per_core=0"}));
     CHECK(e.find("--set hardware.dma.engines_per_core") != std::string::npos);
 
-    auto bad_hw = write_config("bad_hw.yaml", "name: x\nsbuf: {partitions: {value: 128}}\n");
-    e = config_error_of(write_config("uses_bad_hw.yaml", "hardware: " + bad_hw +
+    auto bad_hw = test::write_temp_file("bnsim_test_config", "bad_hw.yaml", "name: x\nsbuf: {partitions: {value: 128}}\n");
+    e = config_error_of(test::write_temp_file("bnsim_test_config", "uses_bad_hw.yaml", "hardware: " + bad_hw +
                                                       "\nkernel: batch_norm_bwd\nshape: {B: 1, C: 1, H: 1, W: 1}\n"));
     CHECK(e.find(bad_hw + ":2") != std::string::npos);
     CHECK(e.find("needs a source or 'estimate: true'") != std::string::npos);
@@ -107,26 +98,26 @@ TEST_CASE("hardware errors name the preset file and the hardware key") {
 TEST_CASE("a missing hardware number or list is a clear error and not a crash") {
     YAML::Node hw = YAML::LoadFile(kHw);
     hw["hbm"].remove("latency_ns");
-    auto hw_path = write_config("hw_missing.yaml", YAML::Dump(hw));
-    auto e = config_error_of(write_config("uses_hw_missing.yaml", "hardware: " + hw_path +
+    auto hw_path = test::write_temp_file("bnsim_test_config", "hw_missing.yaml", YAML::Dump(hw));
+    auto e = config_error_of(test::write_temp_file("bnsim_test_config", "uses_hw_missing.yaml", "hardware: " + hw_path +
                                                                "\nkernel: batch_norm_bwd\nshape: {B: 1, C: 1, H: 1, W: 1}\n"));
     CHECK(e.find(hw_path) != std::string::npos);
     CHECK(e.find("key 'hardware.hbm.latency_ns': missing (a number is required)") != std::string::npos);
 
     hw = YAML::LoadFile(kHw);
     hw.remove("costs");
-    hw_path = write_config("hw_no_costs.yaml", YAML::Dump(hw));
-    e = config_error_of(write_config("uses_hw_no_costs.yaml", "hardware: " + hw_path +
+    hw_path = test::write_temp_file("bnsim_test_config", "hw_no_costs.yaml", YAML::Dump(hw));
+    e = config_error_of(test::write_temp_file("bnsim_test_config", "uses_hw_no_costs.yaml", "hardware: " + hw_path +
                                                            "\nkernel: batch_norm_bwd\nshape: {B: 1, C: 1, H: 1, W: 1}\n"));
     CHECK(e.find("key 'hardware.costs': expected a non-empty list of cost rows, got nothing") != std::string::npos);
 }
 
 TEST_CASE("missing files, YAML syntax errors and bad --set syntax are clear errors") {
     CHECK(config_error_of("/nonexistent/run.yaml").find("/nonexistent/run.yaml: cannot open") != std::string::npos);
-    auto e = config_error_of(write_config("syntax.yaml", "kernel: [batch_norm_bwd\n"));
+    auto e = config_error_of(test::write_temp_file("bnsim_test_config", "syntax.yaml", "kernel: [batch_norm_bwd\n"));
     CHECK(e.find("YAML syntax error") != std::string::npos);
     CHECK_THROWS_AS(parse_overrides({"shape.C"}), ConfigError);
-    e = config_error_of(write_config("preset.yaml", "hardware: nosuchpreset\nkernel: batch_norm_bwd\n"));
+    e = config_error_of(test::write_temp_file("bnsim_test_config", "preset.yaml", "hardware: nosuchpreset\nkernel: batch_norm_bwd\n"));
     CHECK(e.find("preset 'nosuchpreset' could not be loaded") != std::string::npos);
 }
 
