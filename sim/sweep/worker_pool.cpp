@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sim/sweep/child_heap.h"
+#include "sim/short_lived_heap.h"
 
 namespace bnsim {
 
@@ -68,7 +68,7 @@ Child spawn(size_t index, const PoolOptions& opts, const std::function<std::stri
         dup2(out[1], STDOUT_FILENO);
         dup2(out[1], STDERR_FILENO);
         close(out[1]);
-        prepare_child_heap();
+        prepare_short_lived_heap();
         std::string payload;
         try {
             payload = work(index);

@@ -1,4 +1,4 @@
-#include "sim/sweep/child_heap.h"
+#include "sim/short_lived_heap.h"
 
 #include "sim/under_asan.h"
 
@@ -17,7 +17,7 @@ namespace {
 // glibc's largest mmap threshold on 64-bit (DEFAULT_MMAP_THRESHOLD_MAX): blocks up to it can
 // come from the heap.
 constexpr size_t kHeapBlockMax = size_t(32) << 20;
-// Heap made eligible for huge pages up front; a point that needs more grows in 4 KiB pages.
+// Heap made eligible for huge pages up front; a run that needs more grows in 4 KiB pages.
 constexpr size_t kReserve = size_t(30) << 20;
 
 // The kernel's transparent huge page size, or 0 when it has none.
@@ -31,10 +31,10 @@ uintptr_t align_up(uintptr_t v, uintptr_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
-void prepare_child_heap() {
+void prepare_short_lived_heap() {
     if (BNSIM_UNDER_ASAN) return;  // the sanitizer's allocator is not glibc's
     // Every block from the heap (not a fresh mapping per large vector) and nothing given back:
-    // the process ends with the point.
+    // the process ends with the run.
     mallopt(M_MMAP_THRESHOLD, int(kHeapBlockMax));
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
     const size_t huge = huge_page_bytes();
@@ -50,7 +50,7 @@ void prepare_child_heap() {
     if (!block) return;
     const uintptr_t lo = align_up(uintptr_t(block), huge), hi = (uintptr_t(block) + kReserve) / huge * huge;
     if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);  // failing, 4 KiB pages
-    free(block);  // back to the heap's top, where the point's allocations now come from
+    free(block);  // back to the heap's top, where the run's allocations now come from
 }
 
 }  // namespace bnsim

@@ -1,4 +1,4 @@
-// prepare_child_heap (first thing in a sweep point's process): blocks of every size still
+// prepare_short_lived_heap (first thing in a sweep point's process and in bnsim run): blocks of every size still
 // allocate and hold their data after it, and where the kernel offers transparent huge pages on
 // request the heap's reserve is marked for them (VmFlags "hg" in /proc/self/smaps).
 #include <sys/wait.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/sweep/child_heap.h"
+#include "sim/short_lived_heap.h"
 #include "sim/under_asan.h"
 
 namespace {
@@ -36,9 +36,9 @@ bool thp_offered_on_request() {
 
 }  // namespace
 
-TEST_CASE("child heap: after prepare_child_heap blocks of every size allocate, hold their data and free") {
+TEST_CASE("child heap: after prepare_short_lived_heap blocks of every size allocate, hold their data and free") {
     const int status = status_of_child_heap_run([] {
-        bnsim::prepare_child_heap();
+        bnsim::prepare_short_lived_heap();
         // Small, past glibc's default mmap threshold, a few huge pages, past the 30 MiB reserve.
         for (size_t n : {size_t(16), size_t(4096), size_t(200000), size_t(3) << 20, size_t(40) << 20}) {
             std::vector<unsigned char> v(n);
@@ -57,7 +57,7 @@ TEST_CASE("child heap: the heap is marked for transparent huge pages where the k
         return;
     }
     const int status = status_of_child_heap_run([] {
-        bnsim::prepare_child_heap();
+        bnsim::prepare_short_lived_heap();
         std::ifstream smaps("/proc/self/smaps");
         bool in_heap = false;
         for (std::string line; std::getline(smaps, line);) {
