@@ -19,17 +19,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # min_of CMD...: runs CMD n times (stdout to $tmp/out) and prints "wall_s cpu_s peak_kib", each
-# the minimum over the runs; cpu = user + system time, which other processes disturb less than
+# the minimum over the runs (scripts/bench/min_time.py: a perf_counter wall clock, not
+# /usr/bin/time's 10 ms one); cpu = user + system time, which other processes disturb less than
 # wall time.
 min_of() {
-  local i
-  : > "$tmp/times"
-  for ((i = 0; i < n; i++)); do
-    /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > "$tmp/out"
-    tail -n 1 "$tmp/time" >> "$tmp/times"
-  done
-  awk 'NR == 1 || $1 < w { w = $1 } NR == 1 || $2 + $3 < c { c = $2 + $3 } NR == 1 || $4 < m { m = $4 }
-       END { printf "%.3f %.3f %d\n", w, c, m }' "$tmp/times"
+  python3 scripts/bench/min_time.py "$n" "$tmp/out" "$@"
 }
 
 read -r start_s start_cpu start_kib < <(min_of "$bnsim" run configs/calibration/m1_dma_copy.yaml)
@@ -45,7 +39,7 @@ for C in 64 128 256 512 1024; do
   python3 - "$C" "$ins" "$lat" "$wall" "$cpu" "$kib" <<'PY'
 import sys
 C, ins, lat, wall, cpu, kib = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
-print(f"| {C} | {ins:,} | {lat / 1e6:.1f} ms | {wall:.2f} s | {cpu:.2f} s | {kib / 1024:.0f} MiB | "
+print(f"| {C} | {ins:,} | {lat / 1e6:.1f} ms | {wall * 1e3:.1f} ms | {cpu * 1e3:.1f} ms | {kib / 1024:.0f} MiB | "
       f"{lat / 1e9 / wall:.3f} / {lat / 1e9 / max(cpu, 0.005):.3f} | {ins / wall:,.0f} / {ins / max(cpu, 0.005):,.0f} |")
 PY
   if [ "$C" -ge 256 ]; then echo "$C $wall $cpu" >> "$tmp/fit"; fi
