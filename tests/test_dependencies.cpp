@@ -107,3 +107,21 @@ TEST_CASE("ACT reduce registers order an accumulation chain and its read-out") {
     derive_dependencies(t);
     CHECK(deps(t, second) == std::vector<uint32_t>{first});
 }
+
+TEST_CASE("one instruction's writes: each sees the state before the instruction, none retires its own reads") {
+    // The derivation retires what a write covers while it gathers the write's edges; an
+    // instruction whose first write covers an access its second write only overlaps still
+    // depends on it once, and its own read of the bytes it overwrites stays live.
+    Trace t;
+    auto A = sbuf(0, 128, 0, 64), wide = sbuf(0, 128, 0, 128), half = sbuf(0, 128, 32, 96);
+    uint32_t w = op(t, {}, {A});
+    uint32_t both = op(t, {A}, {wide, half});  // RAW and WAW on w; wide covers A and retires w
+    uint32_t in_place = op(t, {half}, {half});  // reads what it writes: RAW and WAW on both
+    uint32_t later = op(t, {}, {wide});         // in_place's read is live until here: WAR
+    uint32_t after = op(t, {A}, {sbuf(0, 128, 256, 320)});
+    derive_dependencies(t);
+    CHECK(deps(t, both) == std::vector<uint32_t>{w});
+    CHECK(deps(t, in_place) == std::vector<uint32_t>{both});
+    CHECK(deps(t, later) == std::vector<uint32_t>{both, in_place});
+    CHECK(deps(t, after) == std::vector<uint32_t>{later});  // w, both and in_place retired by later
+}

@@ -21,49 +21,70 @@ uint64_t key_of(uint8_t core, const Region& r) {
     return uint64_t(core) << 40 | uint64_t(r.space) << 32 | uint64_t(r.buffer);
 }
 
+// A buffer's cut values as the trace's regions use them, with most repeats dropped on the way
+// in: a tile's boundaries recur for every access to it (thousands of times in a long trace),
+// and sorting them all only to drop them again was most of setting up an index. A value is
+// dropped when the small table of recent values holds it; duplicates that slip through are
+// harmless (RegionIndex sorts and uniques its cuts).
+class CutSet {
+public:
+    void note(uint64_t v) {
+        uint64_t& slot = recent_[(v * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits)];
+        if (slot == v + 1) return;  // stored +1, so the zeroed table holds nothing
+        slot = v + 1;
+        values_.push_back(v);
+    }
+    std::vector<uint64_t> take() { return std::move(values_); }
+
+private:
+    static constexpr int kRecentBits = 8;
+    uint64_t recent_[size_t(1) << kRecentBits] = {};
+    std::vector<uint64_t> values_;
+};
+
 // Every access of the trace (each instruction's reads, then its writes, in program order) with
 // the index of the buffer it lies in, and one RegionIndex per buffer cut along every boundary
 // the trace's regions use in it. Numbering the buffers once here spares the main pass a keyed
-// lookup for each of the five times it touches an access's index.
+// lookup for each of the times it touches an access's index.
 struct Buffers {
     std::vector<uint32_t> slot;  // per access, in visiting order
     std::vector<RegionIndex> index;
 
     explicit Buffers(const Trace& trace) {
         std::unordered_map<uint64_t, uint32_t> slot_of;
-        std::vector<std::vector<uint64_t>> row_cuts, byte_cuts;
+        std::vector<CutSet> row_cuts, byte_cuts;
+        std::vector<size_t> accesses;
         uint64_t last_key = ~uint64_t(0);
         uint32_t last_slot = 0;
+        slot.reserve(trace.size() * 2);
         auto note = [&](uint8_t core, const Region& r) {
             const uint64_t key = key_of(core, r);
-            if (key != last_key) {  // most accesses fall in the same buffer (the core's SBUF)
+            if (key != last_key) {  // consecutive accesses often fall in the same buffer
                 const auto [it, fresh] = slot_of.emplace(key, uint32_t(row_cuts.size()));
                 if (fresh) {
                     row_cuts.emplace_back();
                     byte_cuts.emplace_back();
+                    accesses.push_back(0);
                 }
                 last_key = key;
                 last_slot = it->second;
             }
             slot.push_back(last_slot);
-            // Consecutive accesses to a buffer often share a boundary pair (a tile read by the
-            // instruction after the one that wrote it, every full-height SBUF region's
-            // partitions): noting a pair once spares RegionIndex sorting the repeats.
-            auto note_pair = [](std::vector<uint64_t>& cuts, uint64_t lo, uint64_t hi) {
-                const size_t n = cuts.size();
-                if (n >= 2 && cuts[n - 2] == lo && cuts[n - 1] == hi) return;
-                cuts.push_back(lo);
-                cuts.push_back(hi);
-            };
-            note_pair(row_cuts[last_slot], r.row_lo, r.row_hi);
-            note_pair(byte_cuts[last_slot], r.byte_lo, r.byte_hi);
+            ++accesses[last_slot];
+            row_cuts[last_slot].note(r.row_lo);
+            row_cuts[last_slot].note(r.row_hi);
+            byte_cuts[last_slot].note(r.byte_lo);
+            byte_cuts[last_slot].note(r.byte_hi);
         };
         for (const auto& ins : trace.instructions()) {
             ins.for_each_read([&](const Region& r) { note(ins.core, r); });
             ins.for_each_write([&](const Region& w) { note(ins.core, w); });
         }
         index.reserve(row_cuts.size());
-        for (size_t b = 0; b < row_cuts.size(); ++b) index.emplace_back(std::move(row_cuts[b]), std::move(byte_cuts[b]));
+        for (size_t b = 0; b < row_cuts.size(); ++b) {
+            index.emplace_back(row_cuts[b].take(), byte_cuts[b].take());
+            index.back().reserve(accesses[b]);
+        }
     }
 };
 
@@ -73,7 +94,7 @@ void derive_dependencies(Trace& trace) {
     Buffers buffers(trace);
     size_t next_access = 0;
     // One instruction's accesses: region, its buffer's index and where it lies there (found
-    // once, used by the queries and the add). Reused from instruction to instruction.
+    // once, used by the query and the add). Reused from instruction to instruction.
     struct Access {
         Region region;
         RegionIndex* index;
@@ -93,26 +114,23 @@ void derive_dependencies(Trace& trace) {
         writes.clear();
         ins.for_each_read([&](const Region& r) { reads.push_back(locate(r)); });
         ins.for_each_write([&](const Region& w) { writes.push_back(locate(w)); });
-        auto edge = [&](uint32_t from) {
-            if (from != ins.id) edges.push_back(from);
-        };
-        // Edges against the state before this instruction.
+        // Edges against the state before this instruction: a read waits for the live writers
+        // it overlaps (RAW), a write for every live access it overlaps (WAW, WAR).
         for (const auto& r : reads)
             r.index->for_each_writer_candidate(r.region, r.where, [&](const RegionIndex::Access& a) {
-                if (a.region.overlaps(r.region)) edge(a.instr);  // RAW
+                if (a.region.overlaps(r.region)) edges.push_back(a.instr);
             });
+        // A write also retires the live accesses it covers, in the same visit: what it covers it
+        // overlaps (or the access is empty and overlaps nothing), so its edge is already taken
+        // and no later query of this instruction could have found another one through it. This
+        // instruction's own accesses are filed only afterwards, so none of them is retired.
         for (const auto& w : writes)
-            w.index->for_each_candidate(w.region, w.where, [&](const RegionIndex::Access& a) {
-                if (a.region.overlaps(w.region)) edge(a.instr);  // WAW, WAR
-            });
-        // Then record this instruction's own accesses.
-        for (const auto& r : reads) r.index->add(r.region, r.where, ins.id, false);
-        for (const auto& w : writes) {
             w.index->for_each_candidate(w.region, w.where, [&](RegionIndex::Access& a) {
-                if (a.instr != ins.id && w.region.covers(a.region)) a.live = false;
+                if (a.region.overlaps(w.region)) edges.push_back(a.instr);
+                if (w.region.covers(a.region)) a.live = false;
             });
-            w.index->add(w.region, w.where, ins.id, true);
-        }
+        for (const auto& r : reads) r.index->add(r.region, r.where, ins.id, false);
+        for (const auto& w : writes) w.index->add(w.region, w.where, ins.id, true);
         std::sort(edges.begin(), edges.end());
         edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
         ins.deps.assign(edges.begin(), edges.end());

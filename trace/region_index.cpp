@@ -5,9 +5,11 @@
 namespace bnsim {
 
 void RegionIndex::Axis::span(uint64_t lo, uint64_t hi, size_t& first, size_t& last) {
-    if (memo_set && lo == memo_lo && hi == memo_hi) {
-        first = memo_first;
-        last = memo_last;
+    if (memo.empty()) memo.resize(size_t(1) << kMemoBits);
+    Memo& m = memo[((lo * 0x9E3779B97F4A7C15ull) ^ (hi * 0xC2B2AE3D27D4EB4Full)) >> (64 - kMemoBits)];
+    if (m.lo == lo && m.hi == hi) {
+        first = m.first;
+        last = m.last;
         return;
     }
     const size_t nb = buckets();
@@ -17,15 +19,10 @@ void RegionIndex::Axis::span(uint64_t lo, uint64_t hi, size_t& first, size_t& la
     };
     first = bucket(lo);
     last = bucket(hi - 1) + 1;
-    memo_set = true;
-    memo_lo = lo;
-    memo_hi = hi;
-    memo_first = first;
-    memo_last = last;
+    m = {lo, hi, uint32_t(first), uint32_t(last)};
 }
 
 void RegionIndex::Axis::coarsen() {
-    memo_set = false;
     std::vector<uint64_t> kept;
     for (size_t i = 0; i < cuts.size(); i += 2) kept.push_back(cuts[i]);
     if (kept.back() != cuts.back()) kept.push_back(cuts.back());
@@ -43,9 +40,14 @@ RegionIndex::RegionIndex(std::vector<uint64_t> row_cuts, std::vector<uint64_t> b
         (rows_.buckets() >= bytes_.buckets() ? rows_ : bytes_).coarsen();
     const size_t n = rows_.buckets() * bytes_.buckets();
     for (int k = 0; k < 2; ++k) {
-        cells_[k].resize(n);
+        heads_[k].assign(n, kNil);
         occupied_[k].assign((n + 63) / 64, 0);
     }
+}
+
+void RegionIndex::reserve(size_t accesses) {
+    accesses_.reserve(accesses);
+    nodes_.reserve(accesses);
 }
 
 RegionIndex::Place RegionIndex::place(const Region& r) {
@@ -57,9 +59,24 @@ RegionIndex::Place RegionIndex::place(const Region& r) {
     return s;
 }
 
+uint32_t RegionIndex::new_node(uint32_t access, uint32_t next) {
+    if (free_ != kNil) {
+        const uint32_t n = free_;
+        free_ = nodes_[n].next;
+        nodes_[n] = {access, next};
+        return n;
+    }
+    nodes_.push_back({access, next});
+    return uint32_t(nodes_.size() - 1);
+}
+
 void RegionIndex::add(const Region& r, const Place& s, uint32_t instr, bool writer) {
     const uint32_t id = uint32_t(accesses_.size());
-    accesses_.push_back({r, instr, writer, true, 0});
+    Access a;
+    a.region = r;
+    a.instr = instr;
+    a.writer = writer;
+    accesses_.push_back(a);
     const Kind kind = writer ? kWriters : kReaders;
     if (s.degenerate) {
         degenerate_[kind].push_back(id);
@@ -70,9 +87,10 @@ void RegionIndex::add(const Region& r, const Place& s, uint32_t instr, bool writ
         return;
     }
     const size_t nb = bytes_.buckets();
+    auto& heads = heads_[kind];
     for (size_t i = s.r0; i < s.r1; ++i)
         for (size_t c = i * nb + s.b0; c < i * nb + s.b1; ++c) {
-            cells_[kind][c].push_back(id);
+            heads[c] = new_node(id, heads[c]);
             occupied_[kind][c >> 6] |= uint64_t(1) << (c & 63);
         }
 }

@@ -16,6 +16,10 @@
 // Readers and writers are filed apart: a read only depends on writers, and the readers of a
 // column every tile reads (never retired, as no later write covers them) would otherwise be
 // rescanned by every later read of it.
+//
+// A cell's accesses are a singly linked list through one shared pool of nodes: filing is a push
+// at the head, a retired access is unlinked when a query next passes it and its node reused, so
+// the index allocates only when the pool or the access table grows.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -29,19 +33,21 @@ public:
     struct Access {
         Region region;
         uint32_t instr = 0;
+        uint32_t seen = 0;  // last query that visited it (an index sees far fewer than 2^32)
         bool writer = false;
         bool live = true;
-        uint64_t seen = 0;  // last query that visited it
     };
 
     // `row_cuts` and `byte_cuts`: every boundary the buffer's regions will use (any order,
     // duplicates allowed). Regions with boundaries outside these still work, only slower.
     RegionIndex(std::vector<uint64_t> row_cuts, std::vector<uint64_t> byte_cuts);
 
+    // Room for this many accesses (filed in up to kWideCells cells each) without reallocating.
+    void reserve(size_t accesses);
+
     // Where a region lies in the grid: rows [r0, r1) x byte buckets [b0, b1), or degenerate
     // (empty along an axis). Finding it costs two binary searches, so a caller that both
-    // queries and adds one region (the dependency pass: up to three calls per access) finds it
-    // once with place() and passes it along.
+    // queries and adds one region finds it once with place() and passes it along.
     struct Place {
         size_t r0 = 0, r1 = 0, b0 = 0, b1 = 0;
         bool degenerate = true;
@@ -78,20 +84,31 @@ private:
         // Buckets [first, last) holding some of [lo, hi); lo < hi.
         void span(uint64_t lo, uint64_t hi, size_t& first, size_t& last);
         void coarsen();  // merges neighbouring buckets pairwise
-        // The last span asked for and its answer: consecutive accesses often lie on the same
-        // rows or bytes (a full-height SBUF tile, the tile the previous instruction wrote), and
-        // the answer is two binary searches over up to thousands of cuts. Only span() sets it,
-        // after the cuts are final.
-        bool memo_set = false;
-        uint64_t memo_lo = 0, memo_hi = 0;
-        size_t memo_first = 0, memo_last = 0;
+        // Spans already asked for, direct-mapped by (lo, hi): the accesses to a buffer reuse a
+        // few hundred boundary pairs (its tiles and columns) thousands of times, and a miss costs
+        // two binary searches over up to thousands of cuts. Only span() fills it, after the cuts
+        // are final.
+        struct Memo {
+            uint64_t lo = 1, hi = 0;  // empty: no span [lo, hi) with lo < hi is asked for
+            uint32_t first = 0, last = 0;
+        };
+        static constexpr int kMemoBits = 8;
+        std::vector<Memo> memo;
+    };
+
+    static constexpr uint32_t kNil = ~uint32_t(0);
+    struct Node {
+        uint32_t access;  // id into accesses_
+        uint32_t next;    // next node of the cell's list (or of the free list), kNil at the end
     };
 
     Axis rows_, bytes_;
     std::vector<Access> accesses_;
+    std::vector<Node> nodes_;
+    uint32_t free_ = kNil;  // unlinked nodes, reused before the pool grows
     enum Kind { kReaders = 0, kWriters = 1 };
-    std::vector<std::vector<uint32_t>> cells_[2];  // per kind: ids into accesses_, row-major
-    // Per kind, a bit per cell, set while its list may hold ids: a query skips the empty cells a
+    std::vector<uint32_t> heads_[2];  // per kind, per cell (row-major): its list's first node
+    // Per kind, a bit per cell, set while its list may hold nodes: a query skips the empty cells a
     // word at a time (a wide tile spans hundreds of the narrow column cells other regions cut).
     std::vector<uint64_t> occupied_[2];
     std::vector<uint32_t> degenerate_[2];  // per kind: accesses empty along an axis
@@ -100,9 +117,10 @@ private:
     // each cell would cost adds and queries hundreds of cells apiece. Few are live at a time.
     std::vector<uint32_t> wide_[2];
     static constexpr size_t kWideCells = 16;
-    uint64_t query_ = 0;
+    uint32_t query_ = 0;
 
     static bool is_degenerate(const Region& r) { return r.row_hi <= r.row_lo || r.byte_hi <= r.byte_lo; }
+    uint32_t new_node(uint32_t access, uint32_t next);
     // Calls f(cell index) for every occupied grid cell of `kind` in the place's span.
     template <typename F>
     void for_each_occupied_cell(Kind kind, const Place& s, F&& f);
@@ -110,9 +128,12 @@ private:
     // starts the query.
     template <typename F>
     void visit_kind(Kind kind, const Place& s, F& f);
-    // Visits a list, dropping retired ids as it goes.
+    // Visits a side list, dropping retired ids as it goes.
     template <typename F>
     void visit(std::vector<uint32_t>& ids, F& f);
+    // Visits a cell's list, unlinking retired accesses as it goes; false once it is empty.
+    template <typename F>
+    bool visit_cell(uint32_t& head, F& f);
 };
 
 template <typename F>
@@ -128,6 +149,27 @@ void RegionIndex::visit(std::vector<uint32_t>& ids, F& f) {
         if (a.live) ids[kept++] = ids[k];
     }
     ids.resize(kept);
+}
+
+template <typename F>
+bool RegionIndex::visit_cell(uint32_t& head, F& f) {
+    uint32_t* link = &head;
+    while (*link != kNil) {
+        const uint32_t n = *link;
+        Access& a = accesses_[nodes_[n].access];
+        if (a.live && a.seen != query_) {
+            a.seen = query_;
+            f(a);
+        }
+        if (a.live) {
+            link = &nodes_[n].next;
+        } else {
+            *link = nodes_[n].next;
+            nodes_[n].next = free_;
+            free_ = n;
+        }
+    }
+    return head != kNil;
 }
 
 template <typename F>
@@ -153,18 +195,17 @@ void RegionIndex::for_each_occupied_cell(Kind kind, const Place& s, F&& f) {
 
 template <typename F>
 void RegionIndex::visit_kind(Kind kind, const Place& s, F& f) {
-    visit(degenerate_[kind], f);
-    visit(wide_[kind], f);
-    auto& cells = cells_[kind];
-    auto visit_cell = [&](size_t c) {
-        visit(cells[c], f);
-        if (cells[c].empty()) occupied_[kind][c >> 6] &= ~(uint64_t(1) << (c & 63));
+    if (!degenerate_[kind].empty()) visit(degenerate_[kind], f);
+    if (!wide_[kind].empty()) visit(wide_[kind], f);
+    auto& heads = heads_[kind];
+    auto cell = [&](size_t c) {
+        if (!visit_cell(heads[c], f)) occupied_[kind][c >> 6] &= ~(uint64_t(1) << (c & 63));
     };
     if (s.degenerate) {
-        for (size_t c = 0; c < cells.size(); ++c) visit_cell(c);
+        for (size_t c = 0; c < heads.size(); ++c) cell(c);
         return;
     }
-    for_each_occupied_cell(kind, s, visit_cell);
+    for_each_occupied_cell(kind, s, cell);
 }
 
 template <typename F>
