@@ -1,11 +1,13 @@
 #include "numerics/comparison.h"
 
-#include "numerics/vector_clones.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 namespace bnsim::num {
 
@@ -26,27 +28,6 @@ ErrorMetrics ErrorAccumulator::metrics(double max_rel_err) const {
     return m;
 }
 
-BNSIM_VECTOR_CLONES void DeferredMaxRel::add_row(const double* abs_ref, const double* rel_err, size_t n) {
-    const std::array<double, kBins> beaten = beaten_;
-    const int e0 = e0_;
-    // A flag per pair that add() might keep (a loop without branches, vectorized), then the few
-    // flagged pairs through add() in order, eight flags tested at a time.
-    thread_local std::vector<uint8_t> open;
-    open.assign(n + 8, 0);
-    uint8_t* flag = open.data();
-    for (size_t j = 0; j < n; ++j) {
-        const int bin = std::min(std::max(exponent(abs_ref[j]) - e0, 0), kBins - 1);
-        flag[j] = !(rel_err[j] <= beaten[size_t(bin)]);
-    }
-    for (size_t j = 0; j < n; j += 8) {
-        uint64_t w;
-        std::memcpy(&w, flag + j, 8);
-        if (!w) continue;
-        for (size_t k = j; k < std::min(n, j + 8); ++k)
-            if (flag[k]) add(abs_ref[k], rel_err[k]);
-    }
-}
-
 void DeferredMaxRel::insert(double abs_ref, double rel_err, int bin) {
     // First step whose |r| is below abs_ref: the steps before it have |r| >= abs_ref.
     const size_t i = size_t(std::partition_point(steps_.begin(), steps_.end(),
@@ -62,6 +43,151 @@ void DeferredMaxRel::insert(double abs_ref, double rel_err, int bin) {
         steps_.insert(steps_.begin() + long(i), {abs_ref, rel_err});
     }
     for (int k = 0; k < bin; ++k) beaten_[size_t(k)] = std::max(beaten_[size_t(k)], rel_err);
+}
+
+namespace {
+
+// compare_row_pair's definition, element by element from j0.
+void compare_row_pair_portable(const float* yk, const float* yo, const double* rk, const double* ro, size_t j0,
+                               size_t n, ErrorAccumulator& ek, ErrorAccumulator& eo, DeferredMaxRel& rel_k,
+                               DeferredMaxRel& rel_o, double& se_ko, double& sq_o) {
+    for (size_t j = j0; j < n; ++j) {
+        ek.add(yk[j], rk[j]);
+        eo.add(yo[j], ro[j]);
+        const double d = double(yk[j]) - double(yo[j]);
+        se_ko += d * d;
+        sq_o += double(yo[j]) * double(yo[j]);
+        const double ak = std::fabs(rk[j]), ao = std::fabs(ro[j]);
+        rel_k.add(ak, std::fabs(double(yk[j]) - rk[j]) / ak);
+        rel_o.add(ao, std::fabs(double(yo[j]) - ro[j]) / ao);
+    }
+}
+
+}  // namespace
+
+#if defined(__x86_64__) && defined(__GNUC__)
+namespace {
+
+// Four elements at a time with AVX2 (no FMA: every multiply and add rounds on its own). The sums
+// are chains in element order, so they cannot be split: four elements' terms are transposed so
+// that one vector add per element advances four chains (ek's and eo's squared errors and
+// squared references) side by side, each lane in element order. The maxima are order-free (a NaN
+// error is tracked apart, as add() keeps it). A pair goes to DeferredMaxRel::add only when the
+// staircase might keep it: its error e = |y - r| is not clearly below beaten * |r| (the bound of
+// its bin), tested without dividing: e < RN(RN(b*a) * (1 - 2^-50)) implies e/a < b exactly, so
+// add() would reject it (RN(e/a) <= b); a product below 2^-1000 is left to add().
+struct PairLanes {
+    __m256d abs_ref, err;
+};
+
+__attribute__((target("avx2"))) int maybe_kept(const DeferredMaxRel::Bins& bins, PairLanes p) {
+    const __m256i pick_high = _mm256_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0);  // exponent bits of each |r|
+    __m128i ex = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(p.abs_ref), pick_high));
+    ex = _mm_srli_epi32(ex, 20);
+    ex = _mm_min_epi32(_mm_max_epi32(_mm_sub_epi32(ex, _mm_set1_epi32(bins.e0)), _mm_setzero_si128()),
+                       _mm_set1_epi32(bins.count - 1));
+    const __m256d b = _mm256_i32gather_pd(bins.beaten, ex, 8);
+    const __m256d t = _mm256_mul_pd(_mm256_mul_pd(b, p.abs_ref), _mm256_set1_pd(1.0 - 0x1p-50));
+    const __m256d rejected =
+        _mm256_and_pd(_mm256_cmp_pd(p.err, t, _CMP_LT_OQ), _mm256_cmp_pd(t, _mm256_set1_pd(0x1p-1000), _CMP_GE_OQ));
+    return _mm256_movemask_pd(rejected) ^ 0xf;
+}
+
+// Folds the lanes of a running maximum into an accumulator's, as add() would.
+void fold_max(ErrorAccumulator& acc, const double* max_err, bool nan, const double* max_ref) {
+    double m = 0, r = acc.max_ref;
+    for (int k = 0; k < 4; ++k) {
+        m = std::max(m, max_err[k]);
+        r = std::max(r, max_ref[k]);
+    }
+    if (nan) acc.max_abs = NAN;
+    else if (!(m <= acc.max_abs) && !std::isnan(acc.max_abs)) acc.max_abs = m;
+    acc.max_ref = r;
+}
+
+__attribute__((target("avx2"))) void compare_row_pair_avx2(const float* yk, const float* yo, const double* rk,
+                                                           const double* ro, size_t n, ErrorAccumulator& ek,
+                                                           ErrorAccumulator& eo, DeferredMaxRel& rel_k,
+                                                           DeferredMaxRel& rel_o, double& se_ko, double& sq_o) {
+    const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
+    __m256d sums = _mm256_setr_pd(ek.sq_err, ek.sq_ref, eo.sq_err, eo.sq_ref);
+    __m128d ko = _mm_setr_pd(se_ko, sq_o);
+    __m256d max_k = _mm256_setzero_pd(), max_o = max_k, nan_k = max_k, nan_o = max_k;
+    __m256d ref_k = _mm256_set1_pd(ek.max_ref), ref_o = _mm256_set1_pd(eo.max_ref);
+    // The bins do not change in this loop (no pair is added): the pairs to add are noted per
+    // four elements (kernel's lanes in the low four bits, oracle's in the high) and added after.
+    const DeferredMaxRel::Bins bins_k = rel_k.bins(), bins_o = rel_o.bins();
+    thread_local std::vector<uint8_t> to_add;
+    to_add.resize(n / 4);
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        const __m256d Yk = _mm256_cvtps_pd(_mm_loadu_ps(yk + j)), Yo = _mm256_cvtps_pd(_mm_loadu_ps(yo + j));
+        const __m256d Rk = _mm256_loadu_pd(rk + j), Ro = _mm256_loadu_pd(ro + j);
+        const PairLanes pk{_mm256_and_pd(Rk, abs_mask), _mm256_and_pd(_mm256_sub_pd(Yk, Rk), abs_mask)};
+        const PairLanes po{_mm256_and_pd(Ro, abs_mask), _mm256_and_pd(_mm256_sub_pd(Yo, Ro), abs_mask)};
+        // Squared errors and references, four chains advanced by one add per element.
+        const __m256d sk = _mm256_mul_pd(pk.err, pk.err), qk = _mm256_mul_pd(Rk, Rk);
+        const __m256d so = _mm256_mul_pd(po.err, po.err), qo = _mm256_mul_pd(Ro, Ro);
+        const __m256d t0 = _mm256_unpacklo_pd(sk, qk), t1 = _mm256_unpackhi_pd(sk, qk);
+        const __m256d t2 = _mm256_unpacklo_pd(so, qo), t3 = _mm256_unpackhi_pd(so, qo);
+        sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t0, t2, 0x20));
+        sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t1, t3, 0x20));
+        sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t0, t2, 0x31));
+        sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t1, t3, 0x31));
+        // Kernel against oracle: two chains in one 128-bit add per element.
+        const __m256d d = _mm256_sub_pd(Yk, Yo);
+        const __m256d dd = _mm256_mul_pd(d, d), oo = _mm256_mul_pd(Yo, Yo);
+        const __m256d u0 = _mm256_unpacklo_pd(dd, oo), u1 = _mm256_unpackhi_pd(dd, oo);
+        ko = _mm_add_pd(ko, _mm256_castpd256_pd128(u0));
+        ko = _mm_add_pd(ko, _mm256_castpd256_pd128(u1));
+        ko = _mm_add_pd(ko, _mm256_extractf128_pd(u0, 1));
+        ko = _mm_add_pd(ko, _mm256_extractf128_pd(u1, 1));
+        // Maxima: a NaN error noted apart (max_pd returns its second operand when one is NaN).
+        max_k = _mm256_max_pd(pk.err, max_k);
+        max_o = _mm256_max_pd(po.err, max_o);
+        nan_k = _mm256_or_pd(nan_k, _mm256_cmp_pd(pk.err, pk.err, _CMP_UNORD_Q));
+        nan_o = _mm256_or_pd(nan_o, _mm256_cmp_pd(po.err, po.err, _CMP_UNORD_Q));
+        ref_k = _mm256_max_pd(pk.abs_ref, ref_k);
+        ref_o = _mm256_max_pd(po.abs_ref, ref_o);
+        to_add[j / 4] = uint8_t(maybe_kept(bins_k, pk) | maybe_kept(bins_o, po) << 4);
+    }
+    for (size_t g = 0; g < j / 4; ++g) {
+        if (!to_add[g]) continue;
+        for (size_t i = 4 * g; i < 4 * g + 4; ++i) {
+            const size_t lane = i - 4 * g;
+            if (to_add[g] >> lane & 1) rel_k.add(std::fabs(rk[i]), std::fabs(double(yk[i]) - rk[i]) / std::fabs(rk[i]));
+            if (to_add[g] >> (4 + lane) & 1)
+                rel_o.add(std::fabs(ro[i]), std::fabs(double(yo[i]) - ro[i]) / std::fabs(ro[i]));
+        }
+    }
+    alignas(32) double s[4], mk[4], mo[4], fk[4], fo[4];
+    _mm256_store_pd(s, sums);
+    ek.sq_err = s[0];
+    ek.sq_ref = s[1];
+    eo.sq_err = s[2];
+    eo.sq_ref = s[3];
+    se_ko = _mm_cvtsd_f64(ko);
+    sq_o = _mm_cvtsd_f64(_mm_unpackhi_pd(ko, ko));
+    _mm256_store_pd(mk, max_k);
+    _mm256_store_pd(mo, max_o);
+    _mm256_store_pd(fk, ref_k);
+    _mm256_store_pd(fo, ref_o);
+    fold_max(ek, mk, _mm256_movemask_pd(nan_k) != 0, fk);
+    fold_max(eo, mo, _mm256_movemask_pd(nan_o) != 0, fo);
+    compare_row_pair_portable(yk, yo, rk, ro, j, n, ek, eo, rel_k, rel_o, se_ko, sq_o);
+}
+
+}  // namespace
+#endif
+
+void compare_row_pair(const float* yk, const float* yo, const double* rk, const double* ro, size_t n,
+                      ErrorAccumulator& ek, ErrorAccumulator& eo, DeferredMaxRel& rel_k, DeferredMaxRel& rel_o,
+                      double& se_ko, double& sq_o) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) return compare_row_pair_avx2(yk, yo, rk, ro, n, ek, eo, rel_k, rel_o, se_ko, sq_o);
+#endif
+    compare_row_pair_portable(yk, yo, rk, ro, 0, n, ek, eo, rel_k, rel_o, se_ko, sq_o);
 }
 
 ErrorMetrics error_metrics(const std::vector<float>& y, const std::vector<double>& ref) {

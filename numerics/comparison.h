@@ -61,9 +61,6 @@ public:
         if (rel_err <= beaten_[size_t(bin)]) return;  // a pair with |r| above this bin's has a larger error
         insert(abs_ref, rel_err, bin);
     }
-    // add() for each of n pairs in order; the pairs add() would reject at once are found first by
-    // a loop without branches (beaten_ only grows, so a pair it beats now stays beaten).
-    void add_row(const double* abs_ref, const double* rel_err, size_t n);
     // The largest error among pairs with |r| >= floor (0 when there is none).
     double max_above(double floor) const {
         double m = 0;
@@ -72,6 +69,14 @@ public:
         return m;
     }
     size_t steps() const { return steps_.size(); }
+    // The bins' bounds, for a caller that screens many pairs at once: add() rejects at once a pair
+    // whose error is at most beaten[min(max(exponent(|r|) - e0, 0), count - 1)], where exponent
+    // is the biased binary exponent (bits 52..62). They change as pairs are added.
+    struct Bins {
+        const double* beaten;
+        int e0, count;
+    };
+    Bins bins() const { return {beaten_.data(), e0_, kBins}; }
 
 private:
     struct Step {
@@ -92,6 +97,16 @@ private:
     std::array<double, kBins> beaten_{};
     std::vector<Step> steps_;  // |r| descending, errors ascending
 };
+
+// One row of two implementations' outputs against their references (yk against rk, yo against
+// ro: the kernel and an oracle) and against each other: the same sums, maxima and staircases as
+//   ek.add(yk[j], rk[j]); eo.add(yo[j], ro[j]); se_ko += (yk[j] - yo[j])^2; sq_o += yo[j]^2;
+//   rel_k.add(|rk[j]|, |yk[j] - rk[j]| / |rk[j]|); rel_o.add(|ro[j]|, |yo[j] - ro[j]| / |ro[j]|)
+// for j = 0..n-1 (every sum added in element order), without a division for the pairs the
+// staircases reject at once (most of them).
+void compare_row_pair(const float* yk, const float* yo, const double* rk, const double* ro, size_t n,
+                      ErrorAccumulator& ek, ErrorAccumulator& eo, DeferredMaxRel& rel_k, DeferredMaxRel& rel_o,
+                      double& se_ko, double& sq_o);
 
 // All metrics of y against ref in one call (two passes over the data).
 ErrorMetrics error_metrics(const std::vector<float>& y, const std::vector<double>& ref);

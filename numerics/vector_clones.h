@@ -5,7 +5,7 @@
 // rounds on its own, and loops keep their order of additions, so both versions give the same
 // bits; the AVX2 one handles twice as many elements per instruction.
 // GCC only: clang 14 names a multiversioned function with external linkage differently, so a
-// call from another file (DeferredMaxRel::add_row from channel_check.cpp) fails to link. The
+// call from another file (load_elems from channel_check.cpp) fails to link. The
 // clang build (the sanitizer and fuzz build) runs the baseline loops, which give the same bits.
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
 #define BNSIM_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <random>
@@ -82,22 +83,65 @@ TEST_CASE("DeferredMaxRel gives the largest relative error above a floor chosen 
         CHECK(d.max_above(floor) == expect);
     }
     CHECK(d.steps() < pairs.size() / 20);  // a staircase, not the pairs
-    // The same pairs in rows of any length through add_row: the same staircase.
-    for (size_t row : {size_t(1), size_t(7), size_t(4096)}) {
-        DeferredMaxRel byrow(lowest);
-        std::vector<double> as, rs;
-        for (size_t i = 0; i < pairs.size(); i += row) {
-            as.clear();
-            rs.clear();
-            for (size_t j = i; j < std::min(pairs.size(), i + row); ++j) {
-                as.push_back(pairs[j].first);
-                rs.push_back(pairs[j].second);
-            }
-            byrow.add_row(as.data(), rs.data(), as.size());
+}
+
+TEST_CASE("compare_row_pair gives the sums and staircases of adding element by element", "[numerics][streaming]") {
+    // Outputs near their references (errors over many decades, exact hits, NaN outputs, zero
+    // and tiny references), compared in rows of several lengths (the AVX2 loop takes four
+    // elements at a time, the rest one by one).
+    std::mt19937_64 g(7);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const size_t n = 30011;
+    std::vector<double> rk(n), ro(n);
+    std::vector<float> yk(n), yo(n);
+    for (size_t i = 0; i < n; ++i) {
+        rk[i] = (u(g) - 0.5) * std::exp(u(g) * 16.0 - 8.0);
+        ro[i] = i % 5 == 0 ? rk[i] : rk[i] * (1 + 1e-7 * (u(g) - 0.5));
+        yk[i] = float(rk[i] * (1 + std::pow(10.0, -1 - 7 * u(g)) * (u(g) - 0.5)));
+        yo[i] = float(ro[i]);
+        if (i % 331 == 0) rk[i] = ro[i] = 0.0;
+        if (i % 337 == 0) rk[i] = 1e-310;
+        if (i % 1201 == 0) yk[i] = double(rk[i]) == 0 ? 1.0f : float(rk[i]);
+        if (i % 2003 == 0) yo[i] = std::numeric_limits<float>::quiet_NaN();
+    }
+    for (double lowest : {0.0, 1e-4}) {
+        ErrorAccumulator ek, eo;
+        DeferredMaxRel rel_k(lowest), rel_o(lowest);
+        double se = 0, sq = 0;
+        for (size_t j = 0; j < n; ++j) {
+            ek.add(yk[j], rk[j]);
+            eo.add(yo[j], ro[j]);
+            const double d = double(yk[j]) - double(yo[j]);
+            se += d * d;
+            sq += double(yo[j]) * double(yo[j]);
+            rel_k.add(std::fabs(rk[j]), std::fabs(double(yk[j]) - rk[j]) / std::fabs(rk[j]));
+            rel_o.add(std::fabs(ro[j]), std::fabs(double(yo[j]) - ro[j]) / std::fabs(ro[j]));
         }
-        INFO("rows of " << row);
-        CHECK(byrow.steps() == d.steps());
-        for (double floor : {1e-5, 3e-5, 1e-3, 0.02, 0.5, 7.0, 50.0, 1e6}) CHECK(byrow.max_above(floor) == d.max_above(floor));
+        for (size_t row : {size_t(1), size_t(7), size_t(4096)}) {
+            INFO("lowest " << lowest << ", rows of " << row);
+            ErrorAccumulator acc_k, acc_o;
+            DeferredMaxRel rel_k2(lowest), rel_o2(lowest);
+            double se2 = 0, sq2 = 0;
+            for (size_t i = 0; i < n; i += row)
+                compare_row_pair(yk.data() + i, yo.data() + i, rk.data() + i, ro.data() + i, std::min(row, n - i),
+                                 acc_k, acc_o, rel_k2, rel_o2, se2, sq2);
+            auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };  // NaNs too
+            for (const auto& [a, b] : {std::pair{&ek, &acc_k}, std::pair{&eo, &acc_o}}) {
+                CHECK(same(a->max_abs, b->max_abs));
+                CHECK(same(a->sq_err, b->sq_err));
+                CHECK(same(a->sq_ref, b->sq_ref));
+                CHECK(same(a->max_ref, b->max_ref));
+            }
+            CHECK(std::isnan(eo.max_abs));  // a NaN output stays visible
+            CHECK(same(se2, se));
+            CHECK(same(sq2, sq));
+            CHECK(rel_k2.steps() == rel_k.steps());
+            CHECK(rel_o2.steps() == rel_o.steps());
+            for (double floor : {0.0, 1e-300, 1e-5, 1e-3, 0.02, 0.5, 7.0, 50.0, 1e6}) {
+                CHECK(rel_k2.max_above(floor) == rel_k.max_above(floor));
+                CHECK(rel_o2.max_above(floor) == rel_o.max_above(floor));
+            }
+        }
     }
 }
 

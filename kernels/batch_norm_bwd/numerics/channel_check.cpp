@@ -7,7 +7,6 @@
 #include "kernels/batch_norm_bwd/numerics/oracle.h"
 #include "numerics/bf16.h"
 #include "numerics/device_memory.h"
-#include "numerics/vector_clones.h"
 
 namespace bnsim::bn {
 namespace {
@@ -94,41 +93,6 @@ Roundoffs roundoffs(const Params& p, const ValidateOptions& opts) {
     return u;
 }
 
-// One row of dx of the kernel (yk) and of the float32 oracle (yo) against their references (rk,
-// rr), into the channel's sums. The relative errors first (a loop of divisions that
-// vectorizes), then the sums in element order on local copies the compiler keeps in registers.
-// scratch: 4 * n doubles.
-BNSIM_VECTOR_CLONES void compare_row(const float* __restrict yk, const float* __restrict yo,
-                                     const double* __restrict rk, const double* __restrict rr, size_t n,
-                                     double* __restrict scratch, ChannelResult& r) {
-    double* __restrict abs_k = scratch;
-    double* __restrict abs_o = abs_k + n;
-    double* __restrict rel_k = abs_o + n;
-    double* __restrict rel_o = rel_k + n;
-    for (size_t j = 0; j < n; ++j) {
-        const double ak = std::fabs(rk[j]), ao = std::fabs(rr[j]);
-        abs_k[j] = ak;
-        abs_o[j] = ao;
-        rel_k[j] = std::fabs(double(yk[j]) - rk[j]) / ak;
-        rel_o[j] = std::fabs(double(yo[j]) - rr[j]) / ao;
-    }
-    num::ErrorAccumulator ek = r.dx_k, eo = r.dx_o;
-    double se_ko = r.se_ko, sq_o = r.sq_o;
-    for (size_t j = 0; j < n; ++j) {
-        ek.add(yk[j], rk[j]);
-        eo.add(yo[j], rr[j]);
-        const double d = double(yk[j]) - double(yo[j]);
-        se_ko += d * d;
-        sq_o += double(yo[j]) * double(yo[j]);
-    }
-    r.dx_k = ek;
-    r.dx_o = eo;
-    r.se_ko = se_ko;
-    r.sq_o = sq_o;
-    r.rel_k.add_row(abs_k, rel_k, n);
-    r.rel_o.add_row(abs_o, rel_o, n);
-}
-
 // dx of the kernel and of the float32 oracle against the reference. The reference for each
 // implementation differs only at its own kink flips. The oracle's rows stream in; the relative
 // errors are kept until the floor (1e-3 of the largest |ref| of any channel) is known, those
@@ -143,11 +107,10 @@ oracle::ChannelSums check_dx(const Params& p, const oracle::Problem& pr, const o
         size_t cur = size_t(std::lower_bound(fl.begin(), fl.end(), row * S) - fl.begin());
         ref.dx_row(row, cf, fl, cur, out);
     };
-    thread_local std::vector<double> rk, ro, scratch;
+    thread_local std::vector<double> rk, ro;
     thread_local std::vector<float> yk;
     rk.resize(size_t(S));
     ro.resize(size_t(S));
-    scratch.resize(4 * size_t(S));
     yk.resize(size_t(S));
     const size_t dsize = size_t(dtype_size(dx_dtype));
     // Without kink flips (or with the same ones) both implementations share one reference.
@@ -165,7 +128,8 @@ oracle::ChannelSums check_dx(const Params& p, const oracle::Problem& pr, const o
             first = false;
         }
         num::load_elems(dx + size_t(row * (dx_stride ? dx_stride : S)) * dsize, dx_dtype, size_t(S), yk.data());
-        compare_row(yk.data(), yo, rk.data(), rr, size_t(S), scratch.data(), r);
+        num::compare_row_pair(yk.data(), yo, rk.data(), rr, size_t(S), r.dx_k, r.dx_o, r.rel_k, r.rel_o, r.se_ko,
+                              r.sq_o);
     }, nullptr);
     r.max_ref = r.dx_k.max_ref;  // max |reference dx| over the channel
     return sums;
