@@ -2,20 +2,170 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define BNSIM_ORACLE_AVX2 1
+#endif
 
 namespace bnsim::oracle {
 namespace {
 
-// Pairwise (cascade) float32 summation, as vectorised framework reductions do.
-float pairwise_sum(const float* v, size_t n) {
-    if (n <= 128) {
+// Per row of x and dy (no mask): sum dy, sum dy*x_hat, sum dy^2, sum dy*x, sum (dy*x)^2, each
+// added in element order, x_hat = (x - mean) * rs.
+constexpr int kRowSums = 5;
+
+#ifdef BNSIM_ORACLE_AVX2
+// The row sums of four rows at once (x and dy: four rows of S values, one after the other), each
+// row in its own lane of every AVX2 vector: the same additions in the same order as one row at a
+// time (no FMA: every multiply and add rounds on its own), four chains advanced per add.
+// One element of each of four rows (xs, ds: one per lane) into the four rows' sums.
+__attribute__((target("avx2"))) inline void row_sums_step(__m256d* acc, __m128 xs, __m128 ds, __m256d m, __m256d r) {
+    const __m256d xv = _mm256_cvtps_pd(xs), e = _mm256_cvtps_pd(ds);
+    const __m256d xh = _mm256_mul_pd(_mm256_sub_pd(xv, m), r);
+    const __m256d prod = _mm256_mul_pd(e, xv);
+    acc[0] = _mm256_add_pd(acc[0], e);
+    acc[1] = _mm256_add_pd(acc[1], _mm256_mul_pd(e, xh));
+    acc[2] = _mm256_add_pd(acc[2], _mm256_mul_pd(e, e));
+    acc[3] = _mm256_add_pd(acc[3], prod);
+    acc[4] = _mm256_add_pd(acc[4], _mm256_mul_pd(prod, prod));
+}
+
+__attribute__((target("avx2"))) void four_row_sums_avx2(const float* x, const float* dy, int64_t S, double mean,
+                                                        double rs, double out[4][kRowSums]) {
+    const __m256d m = _mm256_set1_pd(mean), r = _mm256_set1_pd(rs);
+    __m256d acc[kRowSums];
+    for (__m256d& a : acc) a = _mm256_setzero_pd();
+    int64_t s = 0;
+    for (; s + 4 <= S; s += 4) {  // four elements of each row, transposed to one vector per element
+        __m128 x0 = _mm_loadu_ps(x + s), x1 = _mm_loadu_ps(x + S + s), x2 = _mm_loadu_ps(x + 2 * S + s),
+               x3 = _mm_loadu_ps(x + 3 * S + s);
+        __m128 d0 = _mm_loadu_ps(dy + s), d1 = _mm_loadu_ps(dy + S + s), d2 = _mm_loadu_ps(dy + 2 * S + s),
+               d3 = _mm_loadu_ps(dy + 3 * S + s);
+        _MM_TRANSPOSE4_PS(x0, x1, x2, x3);
+        _MM_TRANSPOSE4_PS(d0, d1, d2, d3);
+        row_sums_step(acc, x0, d0, m, r);
+        row_sums_step(acc, x1, d1, m, r);
+        row_sums_step(acc, x2, d2, m, r);
+        row_sums_step(acc, x3, d3, m, r);
+    }
+    alignas(32) double lanes[kRowSums][4];
+    for (int k = 0; k < kRowSums; ++k) _mm256_store_pd(lanes[k], acc[k]);
+    for (int row = 0; row < 4; ++row) {
+        double a[kRowSums];
+        for (int k = 0; k < kRowSums; ++k) a[k] = lanes[k][row];
+        for (int64_t t = s; t < S; ++t) {  // the last S % 4 elements, one at a time
+            const double xv = double(x[row * S + t]), e = double(dy[row * S + t]);
+            const double xh = (xv - mean) * rs, prod = e * xv;
+            a[0] += e;
+            a[1] += e * xh;
+            a[2] += e * e;
+            a[3] += prod;
+            a[4] += prod * prod;
+        }
+        for (int k = 0; k < kRowSums; ++k) out[row][k] = a[k];
+    }
+}
+#endif
+
+// Pairwise (cascade) float32 summation, as vectorised framework reductions do: halves until at
+// most kLeaf values are left, each such leaf added in order.
+constexpr size_t kLeaf = 128;
+
+float pairwise_sum_plain(const float* v, size_t n) {
+    if (n <= kLeaf) {
         float s = 0.0f;
         for (size_t i = 0; i < n; ++i) s += v[i];
         return s;
     }
     const size_t h = n / 2;
-    return pairwise_sum(v, h) + pairwise_sum(v + h, n - h);
+    return pairwise_sum_plain(v, h) + pairwise_sum_plain(v + h, n - h);
+}
+
+#ifdef BNSIM_ORACLE_AVX2
+// The leaves' lengths, in order.
+void leaf_lengths(size_t n, std::vector<uint32_t>& out) {
+    if (n <= kLeaf) {
+        out.push_back(uint32_t(n));
+        return;
+    }
+    leaf_lengths(n / 2, out);
+    leaf_lengths(n - n / 2, out);
+}
+
+// The pairwise sum of n values from its leaves' sums (consumed in order).
+float combine_leaves(const float*& leaf_sum, size_t n) {
+    if (n <= kLeaf) return *leaf_sum++;
+    const float lo = combine_leaves(leaf_sum, n / 2);
+    return lo + combine_leaves(leaf_sum, n - n / 2);
+}
+
+// Every leaf's sum: eight adjacent leaves of one length at a time, each in its own lane (blocks
+// of 8 x 8 values transposed so that one add advances all eight, each lane in element order),
+// the rest one value at a time.
+__attribute__((target("avx2"))) void leaf_sums_avx2(const float* v, const std::vector<uint32_t>& len, float* sums) {
+    size_t leaf = 0, at = 0;
+    while (leaf < len.size()) {
+        const size_t L = len[leaf];
+        size_t group = 1;
+        while (group < 8 && leaf + group < len.size() && len[leaf + group] == L) ++group;
+        if (group < 8) {  // a leaf on its own
+            float s = 0.0f;
+            for (size_t i = 0; i < L; ++i) s += v[at + i];
+            sums[leaf++] = s;
+            at += L;
+            continue;
+        }
+        const float* r = v + at;
+        __m256 acc = _mm256_setzero_ps();
+        size_t i = 0;
+        for (; i + 8 <= L; i += 8) {
+            __m256 row[8];
+            for (int k = 0; k < 8; ++k) row[k] = _mm256_loadu_ps(r + size_t(k) * L + i);
+            const __m256 t0 = _mm256_unpacklo_ps(row[0], row[1]), t1 = _mm256_unpackhi_ps(row[0], row[1]);
+            const __m256 t2 = _mm256_unpacklo_ps(row[2], row[3]), t3 = _mm256_unpackhi_ps(row[2], row[3]);
+            const __m256 t4 = _mm256_unpacklo_ps(row[4], row[5]), t5 = _mm256_unpackhi_ps(row[4], row[5]);
+            const __m256 t6 = _mm256_unpacklo_ps(row[6], row[7]), t7 = _mm256_unpackhi_ps(row[6], row[7]);
+            const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
+            const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
+            const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
+            const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+            // Column j (element i + j of every leaf) in order j = 0..7.
+            acc = _mm256_add_ps(acc, _mm256_permute2f128_ps(u0, u4, 0x20));
+            acc = _mm256_add_ps(acc, _mm256_permute2f128_ps(u1, u5, 0x20));
+            acc = _mm256_add_ps(acc, _mm256_permute2f128_ps(u2, u6, 0x20));
+            acc = _mm256_add_ps(acc, _mm256_permute2f128_ps(u3, u7, 0x20));
+            acc = _mm256_add_ps(acc, _mm256_permute2f128_ps(u0, u4, 0x31));
+            acc = _mm256_add_ps(acc, _mm256_permute2f128_ps(u1, u5, 0x31));
+            acc = _mm256_add_ps(acc, _mm256_permute2f128_ps(u2, u6, 0x31));
+            acc = _mm256_add_ps(acc, _mm256_permute2f128_ps(u3, u7, 0x31));
+        }
+        _mm256_storeu_ps(sums + leaf, acc);
+        for (int k = 0; k < 8; ++k)
+            for (size_t j = i; j < L; ++j) sums[leaf + size_t(k)] += r[size_t(k) * L + j];
+        leaf += 8;
+        at += 8 * L;
+    }
+}
+#endif
+
+float pairwise_sum(const float* v, size_t n) {
+#ifdef BNSIM_ORACLE_AVX2
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2 && n > kLeaf) {
+        thread_local std::vector<uint32_t> len;
+        thread_local std::vector<float> sums;
+        len.clear();
+        leaf_lengths(n, len);
+        sums.resize(len.size());
+        leaf_sums_avx2(v, len, sums.data());
+        const float* next = sums.data();
+        return combine_leaves(next, n);
+    }
+#endif
+    return pairwise_sum_plain(v, n);
 }
 
 }  // namespace
@@ -111,12 +261,31 @@ Reference64::Reference64(const Problem& p, const ChannelLoop& loop) : p_(p) {
     // Each channel's sums over its rows, b = 0..B-1 in order (the same for any loop).
     auto channel = [&](int64_t c) {
         thread_local std::vector<float> xr, dyr;
-        xr.resize(2 * size_t(S));
-        dyr.resize(2 * size_t(S));
+        xr.resize(4 * size_t(S));
+        dyr.resize(4 * size_t(S));
         const double mean = p.means[c], rs = rstd_[size_t(c)], ga = p.gamma[c], be = p.beta[c];
-        // Without a mask: two rows side by side (each summed in its own order, the two chains
-        // of additions overlapping), added to the channel's sums in b order.
+        auto add_row_sums = [&](const double* sums) {
+            dbeta_[size_t(c)] += sums[0];
+            dgamma_[size_t(c)] += sums[1];
+            dy_l2_[size_t(c)] += sums[2];
+            dyx_sum_[size_t(c)] += sums[3];
+            dyx_l2_[size_t(c)] += sums[4];
+        };
+        // Without a mask: rows side by side (each summed in its own order, their chains of
+        // additions overlapping), added to the channel's sums in b order.
         int64_t b = 0;
+#ifdef BNSIM_ORACLE_AVX2
+        static const bool avx2 = __builtin_cpu_supports("avx2");
+        for (; avx2 && !p.fuse_relu && b + 4 <= B; b += 4) {
+            for (int r = 0; r < 4; ++r) {
+                p.x.row(((b + r) * C + c) * S, S, xr.data() + size_t(r * S));
+                p.dy.row(((b + r) * C + c) * S, S, dyr.data() + size_t(r * S));
+            }
+            double row_sums[4][kRowSums];
+            four_row_sums_avx2(xr.data(), dyr.data(), S, mean, rs, row_sums);
+            for (const double* sums : row_sums) add_row_sums(sums);
+        }
+#endif
         for (; !p.fuse_relu && b + 2 <= B; b += 2) {
             for (int r = 0; r < 2; ++r) {
                 p.x.row(((b + r) * C + c) * S, S, xr.data() + size_t(r * S));
@@ -139,14 +308,8 @@ Reference64::Reference64(const Problem& p, const ChannelLoop& loop) : p_(p) {
                 sxx0 += p0 * p0;
                 sxx1 += p1 * p1;
             }
-            const double row_sums[2][5] = {{sb0, sg0, s20, sx0, sxx0}, {sb1, sg1, s21, sx1, sxx1}};
-            for (int r = 0; r < 2; ++r) {
-                dbeta_[size_t(c)] += row_sums[r][0];
-                dgamma_[size_t(c)] += row_sums[r][1];
-                dy_l2_[size_t(c)] += row_sums[r][2];
-                dyx_sum_[size_t(c)] += row_sums[r][3];
-                dyx_l2_[size_t(c)] += row_sums[r][4];
-            }
+            const double row_sums[2][kRowSums] = {{sb0, sg0, s20, sx0, sxx0}, {sb1, sg1, s21, sx1, sxx1}};
+            for (const double* sums : row_sums) add_row_sums(sums);
         }
         for (; b < B; ++b) {
             const int64_t base = (b * C + c) * S;
@@ -167,11 +330,8 @@ Reference64::Reference64(const Problem& p, const ChannelLoop& loop) : p_(p) {
                 sx += dx;
                 sx2 += dx * dx;
             }
-            dbeta_[size_t(c)] += sb;
-            dgamma_[size_t(c)] += sg;
-            dy_l2_[size_t(c)] += s2;
-            dyx_sum_[size_t(c)] += sx;
-            dyx_l2_[size_t(c)] += sx2;
+            const double sums[kRowSums] = {sb, sg, s2, sx, sx2};
+            add_row_sums(sums);
         }
     };
     if (loop) loop(C, channel);
