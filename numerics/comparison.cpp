@@ -86,7 +86,8 @@ __attribute__((target("avx2"))) int maybe_kept(const DeferredMaxRel::Bins& bins,
     ex = _mm_srli_epi32(ex, 20);
     ex = _mm_min_epi32(_mm_max_epi32(_mm_sub_epi32(ex, _mm_set1_epi32(bins.e0)), _mm_setzero_si128()),
                        _mm_set1_epi32(bins.count - 1));
-    const __m256d b = _mm256_i32gather_pd(bins.beaten, ex, 8);
+    const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    const __m256d b = _mm256_mask_i32gather_pd(_mm256_setzero_pd(), bins.beaten, ex, all, 8);
     const __m256d t = _mm256_mul_pd(_mm256_mul_pd(b, p.abs_ref), _mm256_set1_pd(1.0 - 0x1p-50));
     const __m256d rejected =
         _mm256_and_pd(_mm256_cmp_pd(p.err, t, _CMP_LT_OQ), _mm256_cmp_pd(t, _mm256_set1_pd(0x1p-1000), _CMP_GE_OQ));

@@ -1,5 +1,6 @@
 #include "numerics/executor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -7,6 +8,7 @@
 
 #include "numerics/bf16.h"
 #include "numerics/parallel.h"
+#include "numerics/row_sums.h"
 
 namespace bnsim::num {
 namespace {
@@ -169,6 +171,17 @@ std::vector<float>& row_buffer(int k) {
 // Below this many bytes an instruction's rows are not worth sharing with a helper thread.
 constexpr uint64_t kShareBytes = 64 * 1024;
 
+// Rows handled together where a row's result is a sum along it (add_rows_in_order).
+constexpr uint32_t kRowGroup = 8;
+uint32_t groups_of(uint32_t rows) { return (rows + kRowGroup - 1) / kRowGroup; }
+
+// The calling thread's buffer for a group of rows as fp32.
+std::vector<float>& group_buffer(size_t n) {
+    thread_local std::vector<float> buf;
+    buf.resize(n);
+    return buf;
+}
+
 }  // namespace
 
 void FunctionalExecutor::each_row(const Instruction& ins, uint32_t rows, const std::function<void(uint32_t)>& f) {
@@ -249,20 +262,27 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
             const Operand& ro = ins.dsts[1];
             if (ro.elems_per_row() != 1 || ro.region.rows() > 128) shape_error(ins, "readout is not a [P, 1] column");
         }
-        each_row(ins, rows, [&](uint32_t i) {
-            float* r = load_row(in, i, 0).data();
-            const float s = sc[i], b = bi[i];
-            for (size_t j = 0; j < n; ++j) {
-                float t = r[j] * s;
-                r[j] = t + b;
+        // Rows in groups, so that the reduce registers' sums of a group's rows run side by side.
+        each_row(ins, groups_of(rows), [&](uint32_t g) {
+            const uint32_t i0 = g * kRowGroup, m = std::min(kRowGroup, rows - i0);
+            std::vector<float>& buf = group_buffer(size_t(m) * n);
+            for (uint32_t k = 0; k < m; ++k) {
+                float* r = buf.data() + k * n;
+                load_elems(mem.row(in.region, i0 + k), in.dtype, n, r);
+                const float s = sc[i0 + k], b = bi[i0 + k];
+                for (size_t j = 0; j < n; ++j) {
+                    float t = r[j] * s;
+                    r[j] = t + b;
+                }
+                act(ins.act_func, r, n);
             }
-            act(ins.act_func, r, n);
             if (acc) {
-                float a = ins.accumulate == Accumulate::accumulate ? regs[i] : 0.0f;
-                for (size_t j = 0; j < n; ++j) a += r[j];
-                p.acc[i] = a;
+                float a[kRowGroup];
+                for (uint32_t k = 0; k < m; ++k) a[k] = ins.accumulate == Accumulate::accumulate ? regs[i0 + k] : 0.0f;
+                add_rows_in_order(buf.data(), n, m, n, a);
+                for (uint32_t k = 0; k < m; ++k) p.acc[i0 + k] = a[k];
             }
-            out.store(0, i, r);
+            for (uint32_t k = 0; k < m; ++k) out.store(0, i0 + k, buf.data() + k * n);
         });
         if (ins.acc_readout) {
             const Operand& ro = ins.dsts[1];
@@ -318,18 +338,25 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
         const Operand& dst = ins.dsts[0];
         if (dst.region.rows() != in.region.rows() || dst.elems_per_row() != 1)
             shape_error(ins, "tensor_reduce output is not a [P, 1] column of its input");
-        each_row(ins, in.region.rows(), [&](uint32_t i) {
-            const std::vector<float>& a = load_row(in, i, 0);
-            const float* x = a.data();
-            const size_t n = a.size();
-            float s = 0.0f;
-            if (ins.alu[0] == AluOp::max) {
-                s = -INFINITY;
+        const uint32_t rows = in.region.rows();
+        const size_t n = size_t(in.elems_per_row());
+        if (ins.alu[0] == AluOp::max) {
+            each_row(ins, rows, [&](uint32_t i) {
+                const float* x = load_row(in, i, 0).data();
+                float s = -INFINITY;
                 for (size_t j = 0; j < n; ++j) s = x[j] > s ? x[j] : s;
-            } else {
-                for (size_t j = 0; j < n; ++j) s += x[j];
-            }
-            out.store(0, i, &s);
+                out.store(0, i, &s);
+            });
+            break;
+        }
+        // Sums: a group's rows side by side, each still added in element order.
+        each_row(ins, groups_of(rows), [&](uint32_t g) {
+            const uint32_t i0 = g * kRowGroup, m = std::min(kRowGroup, rows - i0);
+            std::vector<float>& buf = group_buffer(size_t(m) * n);
+            for (uint32_t k = 0; k < m; ++k) load_elems(mem.row(in.region, i0 + k), in.dtype, n, buf.data() + k * n);
+            float s[kRowGroup] = {};
+            add_rows_in_order(buf.data(), n, m, n, s);
+            for (uint32_t k = 0; k < m; ++k) out.store(0, i0 + k, &s[k]);
         });
         break;
     }

@@ -86,8 +86,9 @@ private:
     std::vector<std::vector<uint8_t>> byte_pool_;  // staging buffers kept for reuse
     WorkShare share_;  // helper threads for the rows of large instructions
 
-    // f(i) for every row i of ins: on the helper threads too when ins moves enough bytes (rows
-    // are independent; the results are the same whoever computes them).
+    // f(i) for every row i of ins (or every group of rows, rows = the number of groups): on the
+    // helper threads too when ins moves enough bytes (rows are independent; the results are the
+    // same whoever computes them).
     void each_row(const Instruction& ins, uint32_t rows, const std::function<void(uint32_t)>& f);
 
     // Computes ins's results: into device memory, or into p.writes when `stage`.

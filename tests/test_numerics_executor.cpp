@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "numerics/device_memory.h"
 #include "numerics/executor.h"
 #include "numerics/hbm_io.h"
+#include "numerics/row_sums.h"
 #include "numerics/runners.h"
 #include "numerics/work_share.h"
 #include "numerics_test_util.h"
@@ -211,4 +213,19 @@ TEST_CASE("executor: the kernel's outputs are the same bytes whether one thread 
     CHECK(outputs[2] == outputs[0]);
     // and the output is a real result, not the unwritten NaN fill
     CHECK(std::count(outputs[0].begin(), outputs[0].end(), uint8_t(0xff)) < int64_t(outputs[0].size() / 100));
+}
+
+TEST_CASE("add_rows_in_order: each row's sum in element order, eight rows side by side", "[numerics][executor]") {
+    // 19 rows (two groups of eight and three on their own) of 37 elements (four blocks of eight
+    // and five on their own), 41 apart; values over many binades so that the order shows.
+    const size_t rows = 19, n = 37, stride = 41;
+    std::vector<float> x(rows * stride);
+    for (size_t i = 0; i < x.size(); ++i)
+        x[i] = float((i % 7 == 0 ? 1e6 : 1.0) * std::sin(0.9 * double(i)) + (i % 5 == 0 ? 1e-3 : 0.0));
+    std::vector<float> got(rows), want(rows);
+    for (size_t k = 0; k < rows; ++k) got[k] = want[k] = float(k) * 0.5f;
+    for (size_t k = 0; k < rows; ++k)
+        for (size_t j = 0; j < n; ++j) want[k] += x[k * stride + j];
+    num::add_rows_in_order(x.data(), stride, rows, n, got.data());
+    CHECK(std::memcmp(got.data(), want.data(), rows * sizeof(float)) == 0);
 }
