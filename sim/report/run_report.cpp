@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
 #include "models/cost_model.h"
 #include "models/dma_lifecycle.h"
@@ -59,13 +61,18 @@ public:
         eng_[in.core][size_t(in.engine)] += engine_ns;
         if (!in.is_dma()) return;
         const DmaRowShape& sh = plan.shape;
+        // The core's sums in locals over the trains (the same additions in the same order).
+        double dma = dma_[in.core], win = queue_win_[in.core];
+        QueueSpan* spans = &spans_[size_t(in.core) * engines_ * queues_ + in.dma.queue];
         for (const auto& t : plan.trains) {
-            dma_[in.core] += t.work_ns;
-            QueueSpan& q = spans_[(size_t(in.core) * engines_ + t.engine) * queues_ + in.dma.queue];
+            dma += t.work_ns;
+            QueueSpan& q = spans[t.engine * queues_];
             if (q.last > 0) q.occupied += rule_.queue_occupancy_ns(q.last);
             q.last = t.work_ns;
-            queue_win_[in.core] = std::max(queue_win_[in.core], q.occupied + q.last);
+            win = std::max(win, q.occupied + q.last);
         }
+        dma_[in.core] = dma;
+        queue_win_[in.core] = win;
         plateau_[in.core] += double(sh.rows) * sh.desc_bytes / hw_.dma.engine_bandwidth_gbps;
         if (in.dma.dge == DgeMode::hardware) dge_[in.core] += hw_.dma.issue_ns;
         ++b_.dmas;
@@ -109,13 +116,17 @@ struct KernelBounds {
     std::map<int, Bounds> phase;
     Bounds all;
 };
-KernelBounds compute_bounds(const Trace& trace, const CostModel& cost, const std::vector<DmaPlan>& plans) {
+KernelBounds compute_bounds(const Trace& trace, const HwConfig& hw, const std::vector<double>& engine_ns,
+                            const std::vector<DmaPlan>& plans) {
     std::map<int, BoundsSum> phase;
-    BoundsSum all(cost.hw(), trace.num_cores);
+    BoundsSum all(hw, trace.num_cores);
+    auto it = phase.end();
     for (const auto& in : trace.instructions()) {
-        const double ns = cost.engine_ns(in);
-        auto it = phase.find(in.tag.phase);
-        if (it == phase.end()) it = phase.emplace(in.tag.phase, BoundsSum(cost.hw(), trace.num_cores)).first;
+        const double ns = engine_ns[in.id];
+        if (it == phase.end() || it->first != in.tag.phase) {  // phases come in long runs
+            it = phase.find(in.tag.phase);
+            if (it == phase.end()) it = phase.emplace(in.tag.phase, BoundsSum(hw, trace.num_cores)).first;
+        }
         it->second.add(in, ns, plans[in.id]);
         all.add(in, ns, plans[in.id]);
     }
@@ -215,21 +226,28 @@ struct EstimatedTriggers {
     }
 };
 
-double estimated_engine_ns(const CostModel& cost, const EstimatedTriggers& est, const Instruction& in) {
+// `total`: the instruction's engine time, cost.engine_ns(in).
+double estimated_engine_ns(const CostModel& cost, const EstimatedTriggers& est, const Instruction& in, double total) {
     if (in.is_dma() || in.opcode == Opcode::SendRecv) {
-        const double total = cost.engine_ns(in);
         const double trigger = cost.cycles_to_ns(in.engine, cost.hw().dma.trigger_cycles);
         return (est.trigger_cycles ? trigger : 0) + (est.sw_dge_issue ? total - trigger : 0);
     }
-    return cost.entry(in).estimate ? cost.engine_ns(in) : 0;
+    return cost.entry(in).estimate ? total : 0;
 }
 
 // Per core and queue, the roles of the DMAs on it ("load dy, load x"), sorted and distinct.
 // Tags point at the kernel's static strings, so they are gathered as views, in one pass.
 std::map<std::pair<int, int>, std::string> queue_roles(const Trace& trace) {
     std::map<std::pair<int, int>, std::set<std::string_view>> roles;
-    for (const auto& in : trace.instructions())
-        if (in.is_dma()) roles[{in.core, in.dma.queue}].insert(in.tag.what);
+    // The same (core, queue, tag string) recurs for every tile: each is inserted once.
+    std::vector<std::tuple<int, int, const char*>> seen;
+    for (const auto& in : trace.instructions()) {
+        if (!in.is_dma()) continue;
+        const std::tuple<int, int, const char*> key{in.core, in.dma.queue, in.tag.what};
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+        seen.push_back(key);
+        roles[{in.core, in.dma.queue}].insert(in.tag.what);
+    }
     std::map<std::pair<int, int>, std::string> out;
     for (const auto& [queue, names] : roles) {
         std::string& s = out[queue];
@@ -247,6 +265,9 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
     const Trace& trace = k.trace;
     CostModel cost(cfg.hw);
     const std::vector<DmaPlan> plans = dma_plans(k.trace, DmaLifecycle(cfg.hw));
+    // Each instruction's cost-model engine time, priced once for the bounds and the busy times.
+    std::vector<double> engine_ns(trace.size());
+    for (const auto& in : trace.instructions()) engine_ns[in.id] = cost.engine_ns(in);
     json j;
     j["kernel"] = cfg.kernel;
     j["config"] = cfg.file;
@@ -262,22 +283,20 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
 
     json notes = json::array();
     // Phases.
-    std::set<int> phase_ids;
-    for (const auto& in : trace.instructions()) phase_ids.insert(in.tag.phase);
     // A phase spans its first instruction's start to its last one's end. Phases overlap (the
     // scheduler prefetches phase 2's first loads while phase 1 computes), so the bound check
     // uses the part after the previous phase ended.
     json phases = json::array();
-    const KernelBounds bounds = compute_bounds(trace, cost, plans);
+    const KernelBounds bounds = compute_bounds(trace, cfg.hw, engine_ns, plans);
+    std::map<int, std::pair<double, double>> span;  // phase -> (first start, last end)
+    for (const auto& in : trace.instructions()) {
+        auto& [s, e] = span.try_emplace(in.tag.phase, 1e300, 0.0).first->second;
+        s = std::min(s, r.timing[in.id].start_ns);
+        e = std::max(e, r.timing[in.id].end_ns);
+    }
     double prev_end = 0;
-    for (int p : phase_ids) {
-        double s = 1e300, e = 0;
-        for (const auto& in : trace.instructions())
-            if (in.tag.phase == p) {
-                s = std::min(s, r.timing[in.id].start_ns);
-                e = std::max(e, r.timing[in.id].end_ns);
-            }
-        const Bounds& b = bounds.phase.at(p);
+    for (const auto& [p, b] : bounds.phase) {  // every phase, in order
+        const auto [s, e] = span.at(p);
         const double own_start = std::min(e, std::max(s, prev_end));
         prev_end = std::max(prev_end, e);
         json ph;
@@ -309,9 +328,12 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
     for (auto& a : estimated) a.fill(0.0);
     for (auto& a : own) a.fill(0.0);
     const EstimatedTriggers estimated_triggers(cfg.hw);
+    // Per engine, the time its instructions waited on semaphores, summed in program order.
+    std::array<double, kNumEngines> wait{};
     for (const auto& in : trace.instructions()) {
-        estimated[in.core][size_t(in.engine)] += estimated_engine_ns(cost, estimated_triggers, in);
-        own[in.core][size_t(in.engine)] += cost.engine_ns(in);
+        estimated[in.core][size_t(in.engine)] += estimated_engine_ns(cost, estimated_triggers, in, engine_ns[in.id]);
+        own[in.core][size_t(in.engine)] += engine_ns[in.id];
+        wait[size_t(in.engine)] += r.timing[in.id].ready_ns - r.timing[in.id].head_ns;
     }
     const auto table = cfg.hw.provenance.find("act.table_switch_ns");
     const bool switch_estimated = table != cfg.hw.provenance.end() && table->second.estimate;
@@ -330,14 +352,11 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
                                 {"estimated_busy_ns", ps(ce)}});
         }
         if (n == 0) continue;
-        double wait = 0;
-        for (const auto& in : trace.instructions())
-            if (in.engine == e) wait += r.timing[in.id].ready_ns - r.timing[in.id].head_ns;
         json ej;
         ej["busy_ns"] = ps(busy);
         ej["utilization"] = std::round(busy / kn * 10000) / 10000;
         ej["instructions"] = n;
-        ej["semaphore_wait_ns"] = ps(wait);
+        ej["semaphore_wait_ns"] = ps(wait[size_t(e)]);
         // Of the busy time (the busiest core's), how much estimated cost rows or parameters priced.
         ej["estimated_busy_ns"] = ps(est);
         ej["estimated_share"] = busy > 0 ? std::round(est / busy * 10000) / 10000 : 0.0;
