@@ -76,18 +76,21 @@ TEST_CASE("random values are counter-based: any range generated alone equals the
 }
 
 TEST_CASE("random values: the vectorized generator gives the plain loops' bits for every distribution") {
-    num::Distribution normal, shifted, uniform;
+    num::Distribution normal, shifted, far, uniform;
     shifted.mean = -3.25;
     shifted.spread = 0.125;
+    far.mean = 1000.0;  // mean + spread * z rounds away most of z's bits
+    far.spread = 3.0;
     uniform.kind = num::Distribution::uniform;
     uniform.mean = 1.5;
     uniform.spread = 2.0;
-    for (const num::Distribution& d : {normal, shifted, uniform})
+    for (const num::Distribution& d : {normal, shifted, far, uniform})
         for (uint64_t salt : {uint64_t(1), uint64_t(2)})
-            // Ranges of every length modulo the vector width, starting anywhere, and one long
-            // enough to hold thousands of tail values.
+            // Ranges of every length modulo the vector width, starting anywhere, and long ones
+            // holding thousands and a hundred thousand tail values.
             for (auto [i0, n] : {std::pair<uint64_t, size_t>{0, 1}, {1, 2}, {5, 3}, {7, 4}, {9, 5}, {1023, 1029},
-                                 {uint64_t(1) << 40, 70001}, {~uint64_t(0) - 100, 50}}) {
+                                 {uint64_t(1) << 40, 70001}, {uint64_t(3) << 20, size_t(1) << 21},
+                                 {~uint64_t(0) - 100, 50}}) {
                 INFO("kind " << d.kind << " salt " << salt << " i0 " << i0 << " n " << n);
                 std::vector<float> fast(n), plain(n);
                 num::fill_range(d, 17, salt, i0, n, fast.data());
