@@ -60,7 +60,7 @@ struct Buffers {
         auto note = [&](uint8_t core, const Region& r) {
             const uint64_t key = key_of(core, r);
             if (key != last_key) {  // consecutive accesses often fall in the same buffer
-                const auto [it, fresh] = slot_of.emplace(key, uint32_t(row_cuts.size()));
+                const auto [it, fresh] = slot_of.try_emplace(key, uint32_t(row_cuts.size()));
                 if (fresh) {
                     row_cuts.emplace_back();
                     byte_cuts.emplace_back();

@@ -1,6 +1,8 @@
 // bnsim run: schedule the kernel's trace, execute it on the SystemC models and report the
 // predicted latency, per-phase bounds, unit utilization and HBM traffic. With --estimate, the
 // list scheduler's own timeline stands in for the SystemC run (same report, marked).
+#include <functional>
+#include <future>
 #include <iostream>
 #include <optional>
 
@@ -74,13 +76,16 @@ void add_run_command(CLI::App& app) {
             throw ConfigError("--estimate reports the list scheduler's timeline: it needs schedule: list, not " +
                               std::string(schedule_policy_name(cfg.schedule)));
         const GeneratedKernel& k = keep_until_exit(cfg.generate());
+        // The report's trace-only figures are independent of the run: priced on a second core
+        // while this one simulates (about 4% of a C=512 run's instructions).
+        auto figures = std::async(std::launch::async, trace_figures, std::cref(cfg.hw), std::cref(k.trace));
         SimOptions so;
         so.policy = cfg.schedule;
         SimResult r = *estimate_only ? estimate(cfg.hw, k.trace) : simulate(cfg.hw, k.trace, so);
         const Provenance prov = provenance_of(cfg);
         if (out) out->write([&](std::ostream& o) { write_timeline(o, k.trace, cfg.hw, r, prov); });
         if (profile_dir) write_profile_dir(simulated_profile(cfg, k, r), *profile_dir);
-        auto report = run_report_json(cfg, k, r);
+        auto report = run_report_json(cfg, k, r, *figures.get());
         if (*estimate_only) report = mark_estimate(report);
         if (*uncertainty)
             report["uncertainty"] = latency_band(cfg, opts->config, parse_overrides(opts->sets), r.latency_ns, 2);

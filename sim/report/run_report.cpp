@@ -6,6 +6,7 @@
 #include <cmath>
 #include <iomanip>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -34,16 +35,6 @@ struct Bounds {
     double hbm_ns = 0;                // HBM bytes / stack bandwidth (shared by the pair)
     uint64_t dmas = 0, descriptors = 0, desc_bytes = 0, hbm_bytes = 0;
 };
-
-// Each DMA's plan (its trains), by instruction id; empty for other instructions. Built once for
-// the whole-kernel and per-phase bounds.
-std::vector<DmaPlan> dma_plans(const Trace& trace, const DmaLifecycle& rule) {
-    std::vector<DmaPlan> plans(trace.size());
-    DmaPlanner planner(rule);
-    for (const auto& in : trace.instructions())
-        if (in.is_dma()) plans[in.id] = planner.plan(in, trace);
-    return plans;
-}
 
 // The bounds of one set of instructions, added one at a time in program order.
 class BoundsSum {
@@ -110,16 +101,19 @@ private:
 };
 
 // The bounds of every phase and of the whole kernel, in one pass over the trace: each
-// instruction's engine time is priced once and added to its phase's sum and the kernel's (the
-// sums see the same instructions in the same order as one pass per phase would).
+// instruction's engine time (`engine_ns`, by id) and each DMA's plan are added to its phase's
+// sum and the kernel's (the sums see the same instructions in the same order as one pass per
+// phase would). A plan is dropped once added: nothing else needs it.
 struct KernelBounds {
     std::map<int, Bounds> phase;
     Bounds all;
 };
-KernelBounds compute_bounds(const Trace& trace, const HwConfig& hw, const std::vector<double>& engine_ns,
-                            const std::vector<DmaPlan>& plans) {
+KernelBounds compute_bounds(const Trace& trace, const HwConfig& hw, const std::vector<double>& engine_ns) {
     std::map<int, BoundsSum> phase;
     BoundsSum all(hw, trace.num_cores);
+    const DmaLifecycle rule(hw);
+    DmaPlanner planner(rule);
+    const DmaPlan none;
     auto it = phase.end();
     for (const auto& in : trace.instructions()) {
         const double ns = engine_ns[in.id];
@@ -127,8 +121,9 @@ KernelBounds compute_bounds(const Trace& trace, const HwConfig& hw, const std::v
             it = phase.find(in.tag.phase);
             if (it == phase.end()) it = phase.emplace(in.tag.phase, BoundsSum(hw, trace.num_cores)).first;
         }
-        it->second.add(in, ns, plans[in.id]);
-        all.add(in, ns, plans[in.id]);
+        const DmaPlan plan = in.is_dma() ? planner.plan(in, trace) : none;
+        it->second.add(in, ns, plan);
+        all.add(in, ns, plan);
     }
     KernelBounds out;
     for (const auto& [p, sum] : phase) out.phase.emplace(p, sum.result());
@@ -261,13 +256,30 @@ std::map<std::pair<int, int>, std::string> queue_roles(const Trace& trace) {
 
 }  // namespace
 
+struct TraceFigures {
+    std::vector<double> engine_ns;  // each instruction's cost-model engine time, by id
+    KernelBounds bounds;
+    std::map<std::pair<int, int>, std::string> queue_roles;
+};
+
+std::shared_ptr<const TraceFigures> trace_figures(const HwConfig& hw, const Trace& trace) {
+    auto f = std::make_shared<TraceFigures>();
+    const CostModel cost(hw);
+    f->engine_ns.resize(trace.size());
+    for (const auto& in : trace.instructions()) f->engine_ns[in.id] = cost.engine_ns(in);
+    f->bounds = compute_bounds(trace, hw, f->engine_ns);
+    f->queue_roles = queue_roles(trace);
+    return f;
+}
+
 json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r) {
+    return run_report_json(cfg, k, r, *trace_figures(cfg.hw, k.trace));
+}
+
+json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r, const TraceFigures& figures) {
     const Trace& trace = k.trace;
     CostModel cost(cfg.hw);
-    const std::vector<DmaPlan> plans = dma_plans(k.trace, DmaLifecycle(cfg.hw));
-    // Each instruction's cost-model engine time, priced once for the bounds and the busy times.
-    std::vector<double> engine_ns(trace.size());
-    for (const auto& in : trace.instructions()) engine_ns[in.id] = cost.engine_ns(in);
+    const std::vector<double>& engine_ns = figures.engine_ns;
     json j;
     j["kernel"] = cfg.kernel;
     j["config"] = cfg.file;
@@ -287,7 +299,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
     // scheduler prefetches phase 2's first loads while phase 1 computes), so the bound check
     // uses the part after the previous phase ended.
     json phases = json::array();
-    const KernelBounds bounds = compute_bounds(trace, cfg.hw, engine_ns, plans);
+    const KernelBounds& bounds = figures.bounds;
     std::map<int, std::pair<double, double>> span;  // phase -> (first start, last end)
     for (const auto& in : trace.instructions()) {
         auto& [s, e] = span.try_emplace(in.tag.phase, 1e300, 0.0).first->second;
@@ -367,7 +379,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
 
     // DMA queues.
     json queues = json::object();
-    const auto roles = queue_roles(trace);
+    const auto& roles = figures.queue_roles;
     for (int c = 0; c < trace.num_cores; ++c)
         for (int q = 0; q < cfg.hw.dma.queues_per_engine; ++q) {
             auto it = r.units.find("core" + std::to_string(c) + ".dma.q" + std::to_string(q));

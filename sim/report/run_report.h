@@ -4,6 +4,7 @@
 // Everything derives from the trace, the hardware config and the simulation result, so the
 // same config gives byte-identical JSON.
 #include <iosfwd>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,14 @@
 namespace bnsim {
 
 nlohmann::ordered_json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r);
+
+// The part of the report that depends on the trace and the hardware only, not on the run's
+// timing (each instruction's engine time, the lower bounds, the DMA queues' roles): `bnsim run`
+// computes it on a second thread while the run simulates and hands it to run_report_json.
+struct TraceFigures;
+std::shared_ptr<const TraceFigures> trace_figures(const HwConfig& hw, const Trace& trace);
+nlohmann::ordered_json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r,
+                                       const TraceFigures& figures);
 void print_run_report(const nlohmann::ordered_json& report, std::ostream& out);
 
 }  // namespace bnsim
