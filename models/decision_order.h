@@ -44,6 +44,10 @@ public:
     size_t first() const { return size_t(order_[1] & kIndexMask); }
     Ticks first_time() const { return engines_ ? time_[1] : kNever; }
     Ticks time(size_t e) const { return time_[leaves_ + e]; }
+    // Engine e's place among engines due at time(e): round << 32 | e.
+    uint64_t key(size_t e) const { return order_[leaves_ + e]; }
+    // Engine e is due at t in round `round` (as another engine due at t in that round would be).
+    void place(size_t e, Ticks t, uint64_t round) { replay(e, t, round << 32 | e); }
 
     // Engine e's next decision moved to t (a descriptor reached an idle engine).
     void set(size_t e, Ticks t) { replay(e, t, e); }

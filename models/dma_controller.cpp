@@ -9,7 +9,8 @@ DmaController::DmaController(sc_core::sc_module_name name, const CostModel& cost
                              DmaScheduler& engines, Sbuf& sbuf)
     : sc_core::sc_module(name), rule_(cost.hw()), trace_(trace), sb_(sb), dge_(cost.hw().dma), scheduler_(engines),
       inflight_(trace.instructions().size()) {
-    for (int e = 0; e < cost.hw().dma.engines_per_core; ++e) engines_.push_back(&scheduler_.add_engine(rule_, sbuf, *this));
+    block_ = scheduler_.add_block(size_t(std::max(cost.hw().dma.engines_per_core, 0)), rule_, sbuf, *this);
+    engines_ = scheduler_.block_engines(block_);
     SC_METHOD(tick);
     sensitive << ev_;
     dont_initialize();
@@ -24,10 +25,12 @@ void DmaController::trigger(uint32_t id) {
     InFlight& f = inflight_[id];
     f = InFlight{};
     ++in_flight_;
+    runs_.clear();
     for_each_run(ins, trace_, rule_.hw(), [&](const DmaRun& r) {
         f.remaining += r.count;
-        scheduler_.push(*engines_[r.first.engine], r, is.dispatch);
+        runs_.push_back(r);
     });
+    scheduler_.push_dma(block_, runs_.data(), runs_.size(), is.dispatch);
     if (f.remaining == 0) actions_.at(is.dispatch, [this, id] { dispatch_empty(id); });
 }
 

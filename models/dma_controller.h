@@ -52,7 +52,9 @@ private:
     Scoreboard& sb_;
     Dge dge_;
     DmaScheduler& scheduler_;
+    size_t block_ = 0;                 // this core's engines in the scheduler
     std::vector<DmaEngine*> engines_;  // this core's, owned by the scheduler
+    std::vector<DmaRun> runs_;         // the DMA being triggered, run by run
     std::vector<InFlight> inflight_;
     size_t in_flight_ = 0;
     sc_core::sc_event ev_;

@@ -17,7 +17,9 @@ DmaEngine::DmaEngine(const DmaLifecycle& rule, const TickClock& clock, Hbm& hbm,
       queues_(size_t(rule.hw().dma.queues_per_engine)), front_(queues_.size(), kNever),
       next_ns_(clock.ns(kNever)), priced_ns_(rule.descriptor_ns(0)) {}
 
-void DmaEngine::push(const DmaRun& r, Ticks visible) {
+void DmaEngine::push(const DmaRun& r, Ticks visible) { push_lanes(r, 0, visible); }
+
+void DmaEngine::push_lanes(const DmaRun& r, uint64_t lane_stride, Ticks visible) {
     const uint16_t queue = r.first.queue;
     auto& descs = queues_[queue].descs;
     if (descs.empty()) {
@@ -30,16 +32,18 @@ void DmaEngine::push(const DmaRun& r, Ticks visible) {
     }
     // The run's descriptors share the first's place in its granule if the step between them is
     // whole granules: then all are whole stripes, or all inside one granule, if the first is
-    // (in that order of precedence, as Hbm::transfer tells them apart).
+    // (in that order of precedence, as Hbm::transfer tells them apart). A group's lanes share it
+    // likewise if the step between lanes is whole granules.
     const Interleave& il = hbm_.interleave();
     HbmShape shape = HbmShape::any;
-    if (r.first.hbm_bytes > 0 && (r.count == 1 || il.in_granule(r.stride) == 0)) {
+    if (r.first.hbm_bytes > 0 && (r.count == 1 || il.in_granule(r.stride) == 0) &&
+        (lanes_.size() < 2 || il.in_granule(lane_stride) == 0)) {
         if (il.whole_stripes(r.first.hbm_addr, r.first.hbm_bytes))
             shape = HbmShape::stripes;
         else if (il.in_granule(r.first.hbm_addr) + r.first.hbm_bytes <= il.granule())
             shape = HbmShape::one_granule;
     }
-    descs.insert(Pending{r, visible, 0, 0.0, priced_ns_, rule_.landing_ns(r.first), shape});
+    descs.insert(Pending{r, visible, 0, 0.0, priced_ns_, rule_.landing_ns(r.first), shape, lane_stride});
     front_[queue] = descs.front().visible;
     queued_ += r.count;
     // An engine that is not moving a descriptor looks at its queues when one arrives.
@@ -49,6 +53,38 @@ void DmaEngine::push(const DmaRun& r, Ticks visible) {
 bool DmaEngine::ready(const QueueState& q, double now) const {
     if (!q.started || q.descs.front().run.first.dma == q.last_dma) return true;
     return now + kTimeEpsNs >= q.ready_at;
+}
+
+// A decision's end, once its descriptor's end is known (`lanes`: how many lanes it stands for).
+// Inline: it is the end of every decision of an engine on its own.
+inline void DmaEngine::end_decision(Ticks t, double now, size_t q, size_t i, double done, uint32_t lanes) {
+    QueueState& qs = queues_[q];
+    Pending& p = qs.descs.front();
+    p.landed = std::max(p.landed, done + p.landing_ns);
+    busy_ = true;
+    set_next(t + clock_.delay(done - now));
+    --queued_;
+    next_queue_ = q + 1;
+    next_active_ = i + 1;  // the lower bound of next_queue_ (past the end: from the start)
+    if (p.moved == p.run.count) {
+        sink_.run_moved(p.run.first.dma, p.run.count * lanes, p.landed);
+        qs.descs.pop_front();
+        if (qs.descs.empty()) {
+            front_[q] = kNever;
+            active_.erase(active_.begin() + std::ptrdiff_t(i));
+            find_next_active();
+        } else {
+            front_[q] = qs.descs.front().visible;
+        }
+    }
+}
+
+// An engine on its own: its totals, then the decision's end.
+inline void DmaEngine::finish(Ticks t, double now, size_t q, size_t i, double done, uint32_t bytes) {
+    busy_ns_ += done - now;
+    ++descriptors_;
+    bytes_ += bytes;
+    end_decision(t, now, q, i, done, 1);
 }
 
 void DmaEngine::decide() {
@@ -91,12 +127,15 @@ void DmaEngine::decide() {
     DmaDescriptor& d = p.run.first;  // the run's next descriptor
     const uint32_t dma = d.dma;
     if (p.moved++ == 0) sink_.run_started(dma, now);
-    const bool last = p.moved == p.run.count;
 
     if (!qs.started || dma != qs.last_dma) {
         qs.started = true;
         qs.last_dma = dma;
         qs.ready_at = rule_.next_dma_at(now);
+    }
+    if (is_group_) {
+        decide_lanes(t, now, q, i);
+        return;
     }
     double done = now + p.descriptor_ns;
     if (d.hbm_bytes) {
@@ -110,26 +149,150 @@ void DmaEngine::decide() {
         d.hbm_addr += p.run.stride;  // the next descriptor's
     }
     if (d.sbuf_side) sbuf_.dma_access(d.bytes, !d.hbm_write);
-    p.landed = std::max(p.landed, done + p.landing_ns);
-    busy_ = true;
-    set_next(t + clock_.delay(done - now));
-    busy_ns_ += done - now;
-    ++descriptors_;
-    bytes_ += d.bytes;
-    --queued_;
-    next_queue_ = q + 1;
-    next_active_ = i + 1;  // the lower bound of next_queue_ (past the end: from the start)
-    if (last) {
-        sink_.run_moved(dma, p.run.count, p.landed);
-        qs.descs.pop_front();
-        if (qs.descs.empty()) {
-            front_[q] = kNever;
-            active_.erase(active_.begin() + std::ptrdiff_t(i));
-            find_next_active();
+    finish(t, now, q, i, done, d.bytes);
+}
+
+void DmaEngine::decide_lanes(Ticks t, double now, size_t q, size_t i) {
+    Pending& p = queues_[q].descs.front();
+    DmaDescriptor& d = p.run.first;
+    const size_t n = lanes_.size();
+    // Each lane's descriptor, in lane order, as the lanes deciding one after another at this
+    // instant would reserve the channels.
+    const double engine_end = now + p.descriptor_ns;
+    double* done = lane_done_.data();
+    if (d.hbm_bytes) {
+        if (p.hbm_shape == HbmShape::stripes) {
+            hbm_.transfer_stripes_n(d.hbm_bytes, d.hbm_write, now, n, done);
         } else {
-            front_[q] = qs.descs.front().visible;
+            // The lanes' descriptors are alike in shape (push_lanes): one granule each, or any.
+            uint64_t addr = d.hbm_addr;
+            for (size_t k = 0; k < n; ++k, addr += p.lane_stride)
+                done[k] = p.hbm_shape == HbmShape::one_granule
+                              ? hbm_.transfer_in_granule(addr, d.hbm_bytes, d.hbm_write, now)
+                              : hbm_.transfer(addr, d.hbm_bytes, d.hbm_write, now);
         }
+        for (size_t k = 0; k < n; ++k) done[k] = std::max(engine_end, done[k]);
+        d.hbm_addr += p.run.stride;
+    } else {
+        std::fill(done, done + n, engine_end);
     }
+    bool in_step = true;
+    for (size_t k = 1; k < n; ++k) in_step &= done[k] == done[0];
+    if (d.sbuf_side)
+        for (size_t k = 0; k < n; ++k) sbuf_.dma_access(d.bytes, !d.hbm_write);
+    const uint32_t bytes = d.bytes;
+    if (in_step) {
+        // Every lane's totals in one sweep each.
+        const double moving = done[0] - now;
+        double* __restrict busy = lane_busy_ns_.data();
+        uint64_t* __restrict descriptors = lane_descriptors_.data();
+        uint64_t* __restrict moved = lane_bytes_.data();
+        for (size_t k = 0; k < n; ++k) busy[k] += moving;
+        for (size_t k = 0; k < n; ++k) ++descriptors[k];
+        for (size_t k = 0; k < n; ++k) moved[k] += bytes;
+        end_decision(t, now, q, i, done[0], uint32_t(n));
+        return;
+    }
+    // Out of step: the lanes take the state as it is before this decision's end, and end it
+    // each with its own time, in lane order (the sink hears their runs in that order).
+    split();
+    for (size_t k = 0; k < n; ++k) lanes_[k]->finish(t, now, q, i, done[k], bytes);
+}
+
+void DmaEngine::make_group(std::vector<DmaEngine*> lanes) {
+    is_group_ = true;
+    lanes_ = std::move(lanes);
+    const size_t n = lanes_.size();
+    lane_done_.assign(n, 0.0);
+    lane_busy_ns_.resize(n);
+    lane_descriptors_.resize(n);
+    lane_bytes_.resize(n);
+    for (size_t k = 0; k < n; ++k) {
+        lanes_[k]->group_ = this;
+        lanes_[k]->lane_ = k;
+    }
+    if (n > 0) join();  // the lanes are new: idle and alike
+}
+
+void DmaEngine::take_lane_state(const DmaEngine& g, size_t k) {
+    // Only the group's busy queues hold runs; the lane's are empty (it was idle when it joined).
+    for (size_t q = 0; q < queues_.size(); ++q) {
+        QueueState& mine = queues_[q];
+        const QueueState& theirs = g.queues_[q];
+        mine.started = theirs.started;
+        mine.last_dma = theirs.last_dma;
+        mine.ready_at = theirs.ready_at;
+    }
+    for (uint16_t q : g.active_)
+        queues_[q].descs.assign(g.queues_[q].descs, [k](Pending& p) {
+            p.run.first.hbm_addr += k * p.lane_stride;
+            p.run.first.engine = uint16_t(p.run.first.engine + k);
+            p.lane_stride = 0;
+        });
+    front_ = g.front_;
+    active_ = g.active_;
+    next_queue_ = g.next_queue_;
+    next_active_ = g.next_active_;
+    queued_ = g.queued_;
+    busy_ = g.busy_;
+    next_ = g.next_;
+    next_ns_ = g.next_ns_;
+    busy_ns_ = g.lane_busy_ns_[k];
+    descriptors_ = g.lane_descriptors_[k];
+    bytes_ = g.lane_bytes_[k];
+}
+
+void DmaEngine::split() {
+    for (size_t k = 0; k < lanes_.size(); ++k) lanes_[k]->take_lane_state(*this, k);
+    for (uint16_t q : active_) queues_[q].descs.clear();
+    std::fill(front_.begin(), front_.end(), kNever);
+    active_.clear();
+    queued_ = 0;
+    busy_ = false;
+    set_next(kNever);
+    split_off_ = true;
+}
+
+bool DmaEngine::lanes_can_join(double settled_ns) const {
+    // A queue's last DMA holds back the next only until its ready_at; every decision still to
+    // come is at settled_ns or later, so a queue state ready by then is as good as any other.
+    const auto alike = [settled_ns](const QueueState& a, const QueueState& b) {
+        const bool a_holds = a.started && a.ready_at > settled_ns + kTimeEpsNs;
+        const bool b_holds = b.started && b.ready_at > settled_ns + kTimeEpsNs;
+        if (!a_holds && !b_holds) return true;
+        return a.started == b.started && a.last_dma == b.last_dma && a.ready_at == b.ready_at;
+    };
+    const DmaEngine& first = *lanes_[0];
+    const size_t nq = queues_.size();
+    for (const DmaEngine* lane : lanes_) {
+        // (A scan from past the last queue starts at the first, as one from 0 does.)
+        if (lane->queued_ != 0 || lane->busy_ || lane->next_ != kNever ||
+            lane->next_queue_ % nq != first.next_queue_ % nq)
+            return false;
+    }
+    for (const DmaEngine* lane : lanes_)
+        for (size_t q = 0; q < nq; ++q)
+            if (!alike(lane->queues_[q], first.queues_[q])) return false;
+    return true;
+}
+
+void DmaEngine::join() {
+    const DmaEngine& first = *lanes_[0];
+    for (size_t q = 0; q < queues_.size(); ++q) {
+        const QueueState& theirs = first.queues_[q];
+        QueueState& mine = queues_[q];
+        mine.started = theirs.started;
+        mine.last_dma = theirs.last_dma;
+        mine.ready_at = theirs.ready_at;
+    }
+    next_queue_ = first.next_queue_;
+    find_next_active();
+    for (size_t k = 0; k < lanes_.size(); ++k) {
+        lane_busy_ns_[k] = lanes_[k]->busy_ns_;
+        lane_descriptors_[k] = lanes_[k]->descriptors_;
+        lane_bytes_[k] = lanes_[k]->bytes_;
+    }
+    split_off_ = false;
 }
 
 }  // namespace bnsim

@@ -13,6 +13,16 @@
 // window ahead of SystemC time (see there). A DMA's descriptors are pushed when it is triggered,
 // as runs (models/dma_descriptor.h), with the SystemC time they reach the queue (its dispatch),
 // and take part in decisions from then on; a decision takes one descriptor off a run.
+//
+// Lockstep groups. A [128, F] copy gives every engine of a core the same run (8 rows each, at
+// addresses a fixed step apart), so the engines of a core usually hold the same DMAs in the same
+// queues and decide alike at the same instants, one after another in engine order. A group is a
+// DmaEngine standing for such lanes (consecutive engines of one core): it decides once for all
+// of them (the queue scan, the queue bookkeeping) and reserves each lane's HBM channels in lane
+// order, as the lanes deciding one by one would; while every lane's descriptor ends at the same
+// time the lanes stay in step. When they do not (the HBM channels finish one lane later than
+// another), the group splits: its lanes take its state, each with its own addresses and times,
+// and decide on their own from then on (the scheduler joins them again when all are idle alike).
 #include <algorithm>
 #include <cstdint>
 #include <cstddef>
@@ -68,15 +78,37 @@ public:
     size_t index() const { return index_; }  // among the scheduler's engines
     // Queues a run of descriptors; it reaches its queue at `visible` (ticks).
     void push(const DmaRun& r, Ticks visible);
+
+    // Makes this engine the lockstep group of `lanes` (engines of one core, in engine order, with
+    // this engine's rule, HBM, SBUF and sink); it starts idle, as they must be.
+    void make_group(std::vector<DmaEngine*> lanes);
+    bool is_group() const { return is_group_; }
+    const std::vector<DmaEngine*>& lanes() const { return lanes_; }
+    // Queues a run on every lane: lane k's descriptors start at r.first.hbm_addr + k * lane_stride.
+    void push_lanes(const DmaRun& r, uint64_t lane_stride, Ticks visible);
+    // The last decide() left the lanes out of step: they now hold the group's state, each its
+    // own, and decide on their own (the group is idle and empty until join()).
+    bool split_off() const { return split_off_; }
+    // Hands the group's state to its lanes (before a DMA not alike on every lane is queued).
+    void split();
+    // Every lane idle, with queue histories that make no difference to decisions at settled_ns
+    // or later: they would decide alike from there on.
+    bool lanes_can_join(double settled_ns) const;
+    // Takes the lanes' (idle, alike) state: decides for them again.
+    void join();
     // The engine's next decision time (kNever: idle with nothing pushed).
     Ticks next() const { return next_; }
     // Makes the decision due at next(): starts a descriptor, or waits for a queue to be ready or
     // for a pushed descriptor to arrive.
     void decide();
 
-    double busy_ns() const { return busy_ns_; }
-    uint64_t descriptors() const { return descriptors_; }
-    uint64_t bytes() const { return bytes_; }
+    DmaEngine(const DmaEngine&) = delete;
+    DmaEngine& operator=(const DmaEngine&) = delete;
+
+    // Totals (while the engine is a lane of a joined group, the group keeps them).
+    double busy_ns() const { return grouped() ? group_->lane_busy_ns_[lane_] : busy_ns_; }
+    uint64_t descriptors() const { return grouped() ? group_->lane_descriptors_[lane_] : descriptors_; }
+    uint64_t bytes() const { return grouped() ? group_->lane_bytes_[lane_] : bytes_; }
     size_t queued() const { return queued_; }
 
 private:
@@ -92,6 +124,7 @@ private:
         double descriptor_ns = 0;
         double landing_ns = 0;
         HbmShape hbm_shape = HbmShape::any;
+        uint64_t lane_stride = 0;  // a group's: HBM address step from one lane's run to the next
     };
     // A queue's runs: a vector consumed from a head index, so a queue that empties and refills
     // (as every queue does, DMA by DMA) reuses its storage instead of allocating deque nodes.
@@ -120,6 +153,18 @@ private:
                 runs_.insert(runs_.begin() + std::ptrdiff_t(at), p);
         }
 
+        // Becomes a copy of o's runs, each then passed to fix(Pending&).
+        template <class Fix>
+        void assign(const RunFifo& o, Fix&& fix) {
+            runs_.assign(o.runs_.begin() + std::ptrdiff_t(o.head_), o.runs_.end());
+            head_ = 0;
+            for (Pending& p : runs_) fix(p);
+        }
+        void clear() {
+            runs_.clear();
+            head_ = 0;
+        }
+
     private:
         std::vector<Pending> runs_;
         size_t head_ = 0;
@@ -131,6 +176,14 @@ private:
         double ready_at = 0;        // earliest start of a different DMA's first descriptor
     };
     bool ready(const QueueState& q, double now) const;
+    // A decision's end: the descriptor taken off queue q (active_[i]) at t ends at `done`.
+    void end_decision(Ticks t, double now, size_t q, size_t i, double done, uint32_t lanes);
+    // The same for an engine on its own (or a lane), with its totals.
+    void finish(Ticks t, double now, size_t q, size_t i, double done, uint32_t bytes);
+    // A group's decision from its HBM reservations on: in step, or split.
+    void decide_lanes(Ticks t, double now, size_t q, size_t i);
+    // Takes `group`'s state as lane k of it.
+    void take_lane_state(const DmaEngine& group, size_t k);
     // The next decision time, and its time in ns, worked out now: the division is off the path
     // of the decision that needs it.
     void set_next(Ticks t) {
@@ -163,6 +216,18 @@ private:
     uint64_t descriptors_ = 0, bytes_ = 0;
     uint32_t priced_bytes_ = 0;  // the last descriptor size priced, and its descriptor time
     double priced_ns_;
+    // A group: its lanes, each lane's descriptor end in a decision, and the lanes' totals while
+    // joined (one sweep adds a decision's time to all of them).
+    bool is_group_ = false;
+    std::vector<DmaEngine*> lanes_;
+    std::vector<double> lane_done_;
+    std::vector<double> lane_busy_ns_;
+    std::vector<uint64_t> lane_descriptors_, lane_bytes_;
+    bool split_off_ = false;
+    // A lane: its group and place in it.
+    const DmaEngine* group_ = nullptr;
+    size_t lane_ = 0;
+    bool grouped() const { return group_ && !group_->split_off_; }
 };
 
 }  // namespace bnsim

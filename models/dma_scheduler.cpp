@@ -17,19 +17,120 @@ DmaScheduler::DmaScheduler(sc_core::sc_module_name name, const HwConfig& hw, Hbm
 
 DmaEngine& DmaScheduler::add_engine(const DmaLifecycle& rule, Sbuf& sbuf, DescriptorSinkIF& sink) {
     engines_.push_back(std::make_unique<DmaEngine>(rule, clock_, hbm_, sbuf, sink, engines_.size()));
+    deciding_.push_back(engines_.back().get());
     order_.add();
     return *engines_.back();
 }
 
-void DmaScheduler::push(DmaEngine& engine, const DmaRun& r, double reach_ns) {
+size_t DmaScheduler::add_block(size_t count, const DmaLifecycle& rule, Sbuf& sbuf, DescriptorSinkIF& sink) {
+    Block b;
+    b.first = engines_.size();
+    std::vector<DmaEngine*> lanes;
+    for (size_t k = 0; k < count; ++k) lanes.push_back(&add_engine(rule, sbuf, sink));
+    b.group = std::make_unique<DmaEngine>(rule, clock_, hbm_, sbuf, sink, b.first);
+    b.group->make_group(std::move(lanes));
+    b.grouped = count > 0;
+    if (b.grouped) deciding_[b.first] = b.group.get();
+    blocks_.push_back(std::move(b));
+    return blocks_.size() - 1;
+}
+
+Ticks DmaScheduler::reach_ticks(uint32_t dma, double reach_ns) const {
     const Ticks reach = clock_.delay(reach_ns);
     if (reach < horizon_)
-        throw std::logic_error("DMA " + std::to_string(r.first.dma) + " reaches its queue before decisions already made");
-    engine.push(r, reach);
-    if (engine.next() != order_.time(engine.index())) {
-        order_.set(engine.index(), engine.next());
-        arm(engine.next());
+        throw std::logic_error("DMA " + std::to_string(dma) + " reaches its queue before decisions already made");
+    return reach;
+}
+
+void DmaScheduler::moved(size_t e, const DmaEngine& who) {
+    if (who.next() != order_.time(e)) {
+        order_.set(e, who.next());
+        arm(who.next());
     }
+}
+
+void DmaScheduler::push(DmaEngine& engine, const DmaRun& r, double reach_ns) {
+    const Ticks reach = reach_ticks(r.first.dma, reach_ns);
+    for (Block& b : blocks_)
+        if (b.grouped && engine.index() >= b.first && engine.index() < b.first + b.group->lanes().size())
+            split_block(b);
+    engine.push(r, reach);
+    moved(engine.index(), engine);
+}
+
+bool DmaScheduler::alike_on_every_lane(const DmaRun* runs, size_t count, size_t lanes, uint64_t* stride) {
+    if (count != lanes || count == 0) return false;
+    const DmaRun& a = runs[0];
+    *stride = count > 1 ? runs[1].first.hbm_addr - a.first.hbm_addr : 0;
+    for (size_t k = 0; k < count; ++k) {
+        const DmaRun& r = runs[k];
+        const DmaDescriptor& d = r.first;
+        if (d.engine != k || r.count != a.count || r.stride != a.stride || d.dma != a.first.dma ||
+            d.queue != a.first.queue || d.bytes != a.first.bytes || d.hbm_bytes != a.first.hbm_bytes ||
+            d.hbm_write != a.first.hbm_write || d.sbuf_side != a.first.sbuf_side ||
+            d.hbm_addr != a.first.hbm_addr + k * *stride)
+            return false;
+    }
+    return true;
+}
+
+void DmaScheduler::push_dma(size_t block, const DmaRun* runs, size_t count, double reach_ns) {
+    if (count == 0) return;
+    const Ticks reach = reach_ticks(runs[0].first.dma, reach_ns);
+    Block& b = blocks_[block];
+    DmaEngine& g = *b.group;
+    uint64_t stride = 0;
+    if (alike_on_every_lane(runs, count, g.lanes().size(), &stride)) {
+        if (!b.grouped && g.lanes_can_join(clock_.ns(horizon_))) {
+            g.join();
+            ++joins_count_;
+            b.grouped = true;
+            deciding_[b.first] = &g;
+        }
+        if (b.grouped) {
+            g.push_lanes(runs[0], stride, reach);
+            moved(b.first, g);
+            return;
+        }
+    } else if (b.grouped) {
+        split_block(b);
+    }
+    const auto& lanes = g.lanes();
+    for (size_t k = 0; k < count; ++k) {
+        DmaEngine& lane = *lanes[runs[k].first.engine];
+        lane.push(runs[k], reach);
+        moved(lane.index(), lane);
+    }
+}
+
+void DmaScheduler::split_block(Block& b) {
+    DmaEngine& g = *b.group;
+    const Ticks t = order_.time(b.first);
+    const uint64_t round = order_.key(b.first) >> 32;
+    g.split();
+    ++splits_count_;
+    b.grouped = false;
+    const auto& lanes = g.lanes();
+    // Each lane where the group was: due at its time, in its round, in engine order.
+    for (size_t k = 0; k < lanes.size(); ++k) {
+        deciding_[b.first + k] = lanes[k];
+        order_.place(b.first + k, t, round);
+    }
+}
+
+Ticks DmaScheduler::split_off(size_t e, const DmaEngine& group) {
+    // The lanes left step: each decides on its own from its next time. The first lane's place
+    // is the group's; the others take theirs once the decision order is consistent again (the
+    // group's place still holds the time and round it decided at).
+    for (size_t b = 0; b < blocks_.size(); ++b)
+        if (blocks_[b].first == e) {
+            ++splits_count_;
+            blocks_[b].grouped = false;
+            splits_.push_back(Split{b, order_.time(e), order_.key(e) >> 32});
+        }
+    const auto& lanes = group.lanes();
+    for (size_t k = 0; k < lanes.size(); ++k) deciding_[e + k] = lanes[k];
+    return lanes[0]->next();
 }
 
 void DmaScheduler::arm(Ticks decision) {
@@ -52,9 +153,19 @@ void DmaScheduler::advance() {
             return;
         }
         order_.decide_run([this](size_t e) {
-            engines_[e]->decide();
-            return engines_[e]->next();
+            DmaEngine& who = *deciding_[e];
+            who.decide();
+            return who.split_off() ? split_off(e, who) : who.next();
         });
+        for (const Split& s : splits_) {
+            const Block& b = blocks_[s.block];
+            const auto& lanes = b.group->lanes();
+            for (size_t k = 1; k < lanes.size(); ++k) {
+                const Ticks next = lanes[k]->next();
+                order_.place(b.first + k, next, next == s.time ? s.round + 1 : 0);
+            }
+        }
+        splits_.clear();
     }
 }
 

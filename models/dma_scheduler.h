@@ -10,6 +10,13 @@
 // the same time-ordered HBM reservations as an engine stepping through its descriptors one
 // SystemC event at a time. Decisions are never made after their own time, so what they
 // schedule (a DMA's start and finish records) is still in SystemC's future.
+//
+// A core's engines are added as one block of lanes, decided by a lockstep group
+// (models/dma_engine.h) while every DMA queued on them gives each lane the same run; a DMA that
+// does not, or lanes whose descriptors end at different times, split the block into its engines,
+// which the scheduler joins again when a DMA alike on every lane finds them all idle alike. The
+// group decides at its first lane's place in the decision order (the other lanes' places are
+// empty meanwhile), where the lanes deciding one by one would have decided in engine order.
 #include <memory>
 #include <vector>
 
@@ -26,22 +33,56 @@ public:
     SC_HAS_PROCESS(DmaScheduler);
     DmaScheduler(sc_core::sc_module_name name, const HwConfig& hw, Hbm& hbm);
 
-    // A new engine served by the shared HBM; the scheduler owns it.
+    // A new engine served by the shared HBM, on its own; the scheduler owns it.
     DmaEngine& add_engine(const DmaLifecycle& rule, Sbuf& sbuf, DescriptorSinkIF& sink);
+    // `count` new engines of one core (its engines 0..count-1), decided in lockstep while they
+    // can be; returns the block's number for push_dma. The scheduler owns them.
+    size_t add_block(size_t count, const DmaLifecycle& rule, Sbuf& sbuf, DescriptorSinkIF& sink);
+    // The block's engines, in engine order.
+    const std::vector<DmaEngine*>& block_engines(size_t block) const { return blocks_[block].group->lanes(); }
     // Queues a run of descriptors on `engine`, reaching its queue at reach_ns (>= now + dma.dispatch_ns).
     void push(DmaEngine& engine, const DmaRun& r, double reach_ns);
     // One descriptor: a run of one.
     void push(DmaEngine& engine, const DmaDescriptor& d, double reach_ns) { push(engine, DmaRun{d, 1, 0}, reach_ns); }
+    // Queues one DMA's runs on a block (run.first.engine: the engine in the block), all reaching
+    // their queues at reach_ns (>= now + dma.dispatch_ns).
+    void push_dma(size_t block, const DmaRun* runs, size_t count, double reach_ns);
+    // How often a block split into its engines, and joined again (for tests).
+    size_t splits() const { return splits_count_; }
+    size_t joins() const { return joins_count_; }
 
 private:
+    struct Block {
+        size_t first = 0;                  // the first engine's place in the decision order
+        std::unique_ptr<DmaEngine> group;  // decides for the engines while grouped
+        bool grouped = true;
+    };
+    // A group split while deciding at (time, round): its lanes past the first take their places.
+    struct Split {
+        size_t block;
+        Ticks time;
+        uint64_t round;
+    };
     void advance();
     void arm(Ticks decision);
+    Ticks reach_ticks(uint32_t dma, double reach_ns) const;
+    // Engine (or group) `who` at place e has a new next decision time.
+    void moved(size_t e, const DmaEngine& who);
+    void split_block(Block& b);
+    // The group at place e split while deciding: its lanes decide from now on; the first's next time.
+    Ticks split_off(size_t e, const DmaEngine& group);
+    // r's runs on the block's lanes alike but for their addresses, a fixed step apart (*stride).
+    static bool alike_on_every_lane(const DmaRun* runs, size_t count, size_t lanes, uint64_t* stride);
 
     TickClock clock_;
     Ticks lead_;         // no descriptor pushed at now reaches its queue before now + lead_
     Ticks horizon_ = 0;  // decisions before this have been made
     Hbm& hbm_;
     std::vector<std::unique_ptr<DmaEngine>> engines_;
+    std::vector<Block> blocks_;
+    std::vector<DmaEngine*> deciding_;  // [place in the order]: the engine or group deciding there
+    std::vector<Split> splits_;
+    size_t splits_count_ = 0, joins_count_ = 0;
     DecisionOrder order_;  // the engines' next decisions, mirrored in decision order
     sc_core::sc_event wake_;
 };

@@ -62,6 +62,26 @@ public:
         (write ? bytes_written_ : bytes_read_) += bytes;
         return stripes(bytes, now_ns);
     }
+    // `n` transfer_stripes() of one size at one instant, one after another (a lockstep group's
+    // lanes, models/dma_engine.h): the k-th's end in ends[k]. The same reservations in the same
+    // order, with what they share (the service time, the byte count) worked out once.
+    void transfer_stripes_n(uint32_t bytes, bool write, double now_ns, size_t n, double* ends) {
+        (write ? bytes_written_ : bytes_read_) += uint64_t(bytes) * n;
+        const double t = service_ns(il_.div_channels(bytes));
+        // As stripes_of() does first: every channel idle makes them level. Level channels stay
+        // level and grouped sums stay grouped through whole-stripe transfers: then each is the
+        // group sums' and the latest end's additions alone.
+        if (!level_ && now_ns >= max_free_) level_ = true;
+        if (level_ && grouped_) {
+            for (size_t k = 0; k < n; ++k) {
+                for (double& b : group_busy_) b += t;
+                max_free_ = std::max(now_ns, max_free_) + t;
+                ends[k] = max_free_;
+            }
+            return;
+        }
+        for (size_t k = 0; k < n; ++k) ends[k] = stripes_of(t, now_ns);
+    }
     // transfer() of bytes > 0 inside one granule (interleave().in_granule(addr) + bytes <=
     // granule: a narrow row): one channel, the whole transfer.
     double transfer_in_granule(uint64_t addr, uint32_t bytes, bool write, double now_ns) {
@@ -90,8 +110,9 @@ private:
     // Whole granules, the same number on every channel (a large aligned row): one share. Every
     // channel ends at max(now, its free_at) + t, so the last ends at max(now, the latest
     // free_at) + t (rounding is monotonic): no scan.
-    double stripes(uint32_t bytes, double now_ns) {
-        const double t = service_ns(il_.div_channels(bytes));
+    double stripes(uint32_t bytes, double now_ns) { return stripes_of(service_ns(il_.div_channels(bytes)), now_ns); }
+    // The same, for a transfer of t on every channel.
+    double stripes_of(double t, double now_ns) {
         if (!level_ && now_ns >= max_free_) level_ = true;  // every channel idle: all end alike
         if (!level_) spread(now_ns, t);
         if (grouped_) {
