@@ -81,13 +81,13 @@ struct PairLanes {
 };
 
 __attribute__((target("avx2"))) int maybe_kept(const DeferredMaxRel::Bins& bins, PairLanes p) {
-    const __m256i pick_high = _mm256_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0);  // exponent bits of each |r|
-    __m128i ex = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(p.abs_ref), pick_high));
-    ex = _mm_srli_epi32(ex, 20);
-    ex = _mm_min_epi32(_mm_max_epi32(_mm_sub_epi32(ex, _mm_set1_epi32(bins.e0)), _mm_setzero_si128()),
-                       _mm_set1_epi32(bins.count - 1));
+    const __m256i pick_high = _mm256_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0);  // the high half of each |r|
+    __m128i bin = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(p.abs_ref), pick_high));
+    bin = _mm_srl_epi32(bin, _mm_cvtsi32_si128(bins.shift - 32));
+    bin = _mm_min_epi32(_mm_max_epi32(_mm_sub_epi32(bin, _mm_set1_epi32(bins.e0)), _mm_setzero_si128()),
+                        _mm_set1_epi32(bins.count - 1));
     const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-    const __m256d b = _mm256_mask_i32gather_pd(_mm256_setzero_pd(), bins.beaten, ex, all, 8);
+    const __m256d b = _mm256_mask_i32gather_pd(_mm256_setzero_pd(), bins.beaten, bin, all, 8);
     const __m256d t = _mm256_mul_pd(_mm256_mul_pd(b, p.abs_ref), _mm256_set1_pd(1.0 - 0x1p-50));
     const __m256d rejected =
         _mm256_and_pd(_mm256_cmp_pd(p.err, t, _CMP_LT_OQ), _mm256_cmp_pd(t, _mm256_set1_pd(0x1p-1000), _CMP_GE_OQ));
@@ -115,50 +115,54 @@ __attribute__((target("avx2"))) void compare_row_pair_avx2(const float* yk, cons
     __m128d ko = _mm_setr_pd(se_ko, sq_o);
     __m256d max_k = _mm256_setzero_pd(), max_o = max_k, nan_k = max_k, nan_o = max_k;
     __m256d ref_k = _mm256_set1_pd(ek.max_ref), ref_o = _mm256_set1_pd(eo.max_ref);
-    // The bins do not change in this loop (no pair is added): the pairs to add are noted per
-    // four elements (kernel's lanes in the low four bits, oracle's in the high) and added after.
-    const DeferredMaxRel::Bins bins_k = rel_k.bins(), bins_o = rel_o.bins();
-    thread_local std::vector<uint8_t> to_add;
-    to_add.resize(n / 4);
+    // Chunks of kChunk elements: the bins do not change within one (no pair is added), the pairs
+    // to add are noted per four elements (kernel's lanes in the low four bits, oracle's in the
+    // high) and added after it; the next chunk screens with the bins they raised.
+    constexpr size_t kChunk = 256;
+    uint8_t to_add[kChunk / 4];
     size_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-        const __m256d Yk = _mm256_cvtps_pd(_mm_loadu_ps(yk + j)), Yo = _mm256_cvtps_pd(_mm_loadu_ps(yo + j));
-        const __m256d Rk = _mm256_loadu_pd(rk + j), Ro = _mm256_loadu_pd(ro + j);
-        const PairLanes pk{_mm256_and_pd(Rk, abs_mask), _mm256_and_pd(_mm256_sub_pd(Yk, Rk), abs_mask)};
-        const PairLanes po{_mm256_and_pd(Ro, abs_mask), _mm256_and_pd(_mm256_sub_pd(Yo, Ro), abs_mask)};
-        // Squared errors and references, four chains advanced by one add per element.
-        const __m256d sk = _mm256_mul_pd(pk.err, pk.err), qk = _mm256_mul_pd(Rk, Rk);
-        const __m256d so = _mm256_mul_pd(po.err, po.err), qo = _mm256_mul_pd(Ro, Ro);
-        const __m256d t0 = _mm256_unpacklo_pd(sk, qk), t1 = _mm256_unpackhi_pd(sk, qk);
-        const __m256d t2 = _mm256_unpacklo_pd(so, qo), t3 = _mm256_unpackhi_pd(so, qo);
-        sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t0, t2, 0x20));
-        sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t1, t3, 0x20));
-        sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t0, t2, 0x31));
-        sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t1, t3, 0x31));
-        // Kernel against oracle: two chains in one 128-bit add per element.
-        const __m256d d = _mm256_sub_pd(Yk, Yo);
-        const __m256d dd = _mm256_mul_pd(d, d), oo = _mm256_mul_pd(Yo, Yo);
-        const __m256d u0 = _mm256_unpacklo_pd(dd, oo), u1 = _mm256_unpackhi_pd(dd, oo);
-        ko = _mm_add_pd(ko, _mm256_castpd256_pd128(u0));
-        ko = _mm_add_pd(ko, _mm256_castpd256_pd128(u1));
-        ko = _mm_add_pd(ko, _mm256_extractf128_pd(u0, 1));
-        ko = _mm_add_pd(ko, _mm256_extractf128_pd(u1, 1));
-        // Maxima: a NaN error noted apart (max_pd returns its second operand when one is NaN).
-        max_k = _mm256_max_pd(pk.err, max_k);
-        max_o = _mm256_max_pd(po.err, max_o);
-        nan_k = _mm256_or_pd(nan_k, _mm256_cmp_pd(pk.err, pk.err, _CMP_UNORD_Q));
-        nan_o = _mm256_or_pd(nan_o, _mm256_cmp_pd(po.err, po.err, _CMP_UNORD_Q));
-        ref_k = _mm256_max_pd(pk.abs_ref, ref_k);
-        ref_o = _mm256_max_pd(po.abs_ref, ref_o);
-        to_add[j / 4] = uint8_t(maybe_kept(bins_k, pk) | maybe_kept(bins_o, po) << 4);
-    }
-    for (size_t g = 0; g < j / 4; ++g) {
-        if (!to_add[g]) continue;
-        for (size_t i = 4 * g; i < 4 * g + 4; ++i) {
-            const size_t lane = i - 4 * g;
-            if (to_add[g] >> lane & 1) rel_k.add(std::fabs(rk[i]), std::fabs(double(yk[i]) - rk[i]) / std::fabs(rk[i]));
-            if (to_add[g] >> (4 + lane) & 1)
-                rel_o.add(std::fabs(ro[i]), std::fabs(double(yo[i]) - ro[i]) / std::fabs(ro[i]));
+    while (j + 4 <= n) {
+        const size_t j0 = j, end = j + std::min(kChunk, (n - j) / 4 * 4);
+        const DeferredMaxRel::Bins bins_k = rel_k.bins(), bins_o = rel_o.bins();
+        for (; j < end; j += 4) {
+            const __m256d Yk = _mm256_cvtps_pd(_mm_loadu_ps(yk + j)), Yo = _mm256_cvtps_pd(_mm_loadu_ps(yo + j));
+            const __m256d Rk = _mm256_loadu_pd(rk + j), Ro = _mm256_loadu_pd(ro + j);
+            const PairLanes pk{_mm256_and_pd(Rk, abs_mask), _mm256_and_pd(_mm256_sub_pd(Yk, Rk), abs_mask)};
+            const PairLanes po{_mm256_and_pd(Ro, abs_mask), _mm256_and_pd(_mm256_sub_pd(Yo, Ro), abs_mask)};
+            // Squared errors and references, four chains advanced by one add per element.
+            const __m256d sk = _mm256_mul_pd(pk.err, pk.err), qk = _mm256_mul_pd(Rk, Rk);
+            const __m256d so = _mm256_mul_pd(po.err, po.err), qo = _mm256_mul_pd(Ro, Ro);
+            const __m256d t0 = _mm256_unpacklo_pd(sk, qk), t1 = _mm256_unpackhi_pd(sk, qk);
+            const __m256d t2 = _mm256_unpacklo_pd(so, qo), t3 = _mm256_unpackhi_pd(so, qo);
+            sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t0, t2, 0x20));
+            sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t1, t3, 0x20));
+            sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t0, t2, 0x31));
+            sums = _mm256_add_pd(sums, _mm256_permute2f128_pd(t1, t3, 0x31));
+            // Kernel against oracle: two chains in one 128-bit add per element.
+            const __m256d d = _mm256_sub_pd(Yk, Yo);
+            const __m256d dd = _mm256_mul_pd(d, d), oo = _mm256_mul_pd(Yo, Yo);
+            const __m256d u0 = _mm256_unpacklo_pd(dd, oo), u1 = _mm256_unpackhi_pd(dd, oo);
+            ko = _mm_add_pd(ko, _mm256_castpd256_pd128(u0));
+            ko = _mm_add_pd(ko, _mm256_castpd256_pd128(u1));
+            ko = _mm_add_pd(ko, _mm256_extractf128_pd(u0, 1));
+            ko = _mm_add_pd(ko, _mm256_extractf128_pd(u1, 1));
+            // Maxima: a NaN error noted apart (max_pd returns its second operand when one is NaN).
+            max_k = _mm256_max_pd(pk.err, max_k);
+            max_o = _mm256_max_pd(po.err, max_o);
+            nan_k = _mm256_or_pd(nan_k, _mm256_cmp_pd(pk.err, pk.err, _CMP_UNORD_Q));
+            nan_o = _mm256_or_pd(nan_o, _mm256_cmp_pd(po.err, po.err, _CMP_UNORD_Q));
+            ref_k = _mm256_max_pd(pk.abs_ref, ref_k);
+            ref_o = _mm256_max_pd(po.abs_ref, ref_o);
+            to_add[(j - j0) / 4] = uint8_t(maybe_kept(bins_k, pk) | maybe_kept(bins_o, po) << 4);
+        }
+        for (size_t g = 0; g < (end - j0) / 4; ++g) {
+            if (!to_add[g]) continue;
+            for (size_t lane = 0; lane < 4; ++lane) {
+                const size_t i = j0 + 4 * g + lane;
+                if (to_add[g] >> lane & 1) rel_k.add(std::fabs(rk[i]), std::fabs(double(yk[i]) - rk[i]) / std::fabs(rk[i]));
+                if (to_add[g] >> (4 + lane) & 1)
+                    rel_o.add(std::fabs(ro[i]), std::fabs(double(yo[i]) - ro[i]) / std::fabs(ro[i]));
+            }
         }
     }
     alignas(32) double s[4], mk[4], mo[4], fk[4], fo[4];

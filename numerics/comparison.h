@@ -54,10 +54,10 @@ struct ErrorAccumulator {
 // or whose error is NaN (which a running max ignores) are dropped.
 class DeferredMaxRel {
 public:
-    explicit DeferredMaxRel(double lowest = 0) : lowest_(lowest), e0_(exponent(lowest)) {}
+    explicit DeferredMaxRel(double lowest = 0) : lowest_(lowest), e0_(scale(lowest)) {}
     void add(double abs_ref, double rel_err) {  // inline: called once per element of a tensor
         if (!(abs_ref >= lowest_) || !(abs_ref > 0) || std::isnan(rel_err)) return;
-        const int bin = std::min(std::max(exponent(abs_ref) - e0_, 0), kBins - 1);
+        const int bin = std::min(std::max(scale(abs_ref) - e0_, 0), kBins - 1);
         if (rel_err <= beaten_[size_t(bin)]) return;  // a pair with |r| above this bin's has a larger error
         insert(abs_ref, rel_err, bin);
     }
@@ -70,25 +70,28 @@ public:
     }
     size_t steps() const { return steps_.size(); }
     // The bins' bounds, for a caller that screens many pairs at once: add() rejects at once a pair
-    // whose error is at most beaten[min(max(exponent(|r|) - e0, 0), count - 1)], where exponent
-    // is the biased binary exponent (bits 52..62). They change as pairs are added.
+    // whose error is at most beaten[min(max(scale(|r|) - e0, 0), count - 1)], where scale(|r|)
+    // is bits shift..62 of |r| (its biased binary exponent and the top mantissa bits). They
+    // change as pairs are added.
     struct Bins {
         const double* beaten;
-        int e0, count;
+        int e0, count, shift;
     };
-    Bins bins() const { return {beaten_.data(), e0_, kBins}; }
+    Bins bins() const { return {beaten_.data(), e0_, kBins, kScaleShift}; }
 
 private:
     struct Step {
         double abs_ref, rel_err;
     };
-    // Pairs are binned by the binary exponent of |r| above `lowest`'s; beaten_[j] is the largest
-    // error among pairs in higher bins, so most pairs are rejected by one comparison.
-    static constexpr int kBins = 64;
-    static int exponent(double x) {
+    // Pairs are binned by eighths of binades of |r| above `lowest`'s (16 binades); beaten_[j] is
+    // the largest error among pairs in higher bins, so most pairs are rejected by one comparison
+    // (only with pairs of higher bins: the narrower the bins, the more pairs that rejects).
+    static constexpr int kBins = 128;
+    static constexpr int kScaleShift = 49;
+    static int scale(double x) {
         uint64_t u;
         std::memcpy(&u, &x, 8);
-        return int((u >> 52) & 0x7ff);
+        return int((u >> kScaleShift) & 0x3fff);
     }
     void insert(double abs_ref, double rel_err, int bin);
 
