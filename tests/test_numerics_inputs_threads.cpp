@@ -114,3 +114,33 @@ TEST_CASE("parallel_for runs every item once on any number of threads and rethro
                           "item 31");
     }
 }
+
+TEST_CASE("generated statistics: each row of x_in added in order, the rows in batch order, bit for bit") {
+    // B = 19 takes both groupings of rows the statistics use (sixteen, and four with a short
+    // last group); S = 21 leaves values over after blocks of four.
+    bn::Params p;
+    p.shape = {19, 3, 1, 3, 7};
+    p.dtype = DType::bf16;
+    bn::InputSpec spec;
+    spec.seed = 11;
+    spec.x_in.mean = 0.75;  // deviations from the mean differ from the values
+    const bn::BnInputs in = bn::generate_inputs(p, spec, 2);
+    const int64_t B = 19, C = 3, S = 21;
+    const double N = double(B * S);
+    for (int64_t c = 0; c < C; ++c) {
+        auto total = [&](auto term) {
+            double t = 0;
+            for (int64_t b = 0; b < B; ++b) {
+                double row = 0;
+                for (int64_t s = 0; s < S; ++s) row += term(in.x_in[size_t((b * C + c) * S + s)]);
+                t += row;
+            }
+            return t;
+        };
+        const double m = total([](float v) { return double(v); }) / N;
+        const double sq = total([m](float v) { return (v - m) * (v - m); });
+        INFO("channel " << c);
+        CHECK(in.means[size_t(c)] == float(m));
+        CHECK(in.variances[size_t(c)] == float(sq / N));
+    }
+}

@@ -10,6 +10,16 @@
 #define BNSIM_ORACLE_AVX2 1
 #endif
 
+// The element loops of the float32 oracle and of the reference's dx compiled for AVX2 as well as
+// the baseline, the one the processor supports chosen at load time (GCC's target_clones, as
+// numerics/vector_clones.h does for bnsim; not included: the oracle includes nothing of bnsim).
+// No FMA: every multiply and add rounds on its own, so both versions give the same bits.
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+#define BNSIM_ORACLE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define BNSIM_ORACLE_CLONES
+#endif
+
 namespace bnsim::oracle {
 namespace {
 
@@ -170,7 +180,7 @@ float pairwise_sum(const float* v, size_t n) {
 
 }  // namespace
 
-ChannelSums torch_float32_channel(const Problem& p, int64_t c, const DxRowSink& sink, uint8_t* mask) {
+BNSIM_ORACLE_CLONES ChannelSums torch_float32_channel(const Problem& p, int64_t c, const DxRowSink& sink, uint8_t* mask) {
     const int64_t B = p.B, C = p.C, S = p.S, N = p.N();
     // Per-thread scratch: a channel's [B, S] products and one row of each input.
     thread_local std::vector<float> dyp, prod, xr, dyr, row;
@@ -343,8 +353,8 @@ Reference64::Reference64(const Problem& p, const ChannelLoop& loop) : p_(p) {
     }
 }
 
-void Reference64::dx_row(int64_t row, const Coefficients& k, const std::vector<int64_t>& flipped, size_t& cursor,
-                         double* out) const {
+BNSIM_ORACLE_CLONES void Reference64::dx_row(int64_t row, const Coefficients& k, const std::vector<int64_t>& flipped,
+                                             size_t& cursor, double* out) const {
     const int64_t c = row % p_.C, S = p_.S, base = row * S;
     const double mean = p_.means[c], rs = rstd_[size_t(c)], ga = p_.gamma[c], be = p_.beta[c];
     const double a = k.a[size_t(c)], b = k.b[size_t(c)], g = k.g[size_t(c)];
