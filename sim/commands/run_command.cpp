@@ -77,8 +77,10 @@ void add_run_command(CLI::App& app) {
                               std::string(schedule_policy_name(cfg.schedule)));
         const GeneratedKernel& k = keep_until_exit(cfg.generate());
         // The report's trace-only figures are independent of the run: priced on a second core
-        // while this one simulates (about 4% of a C=512 run's instructions).
-        auto figures = std::async(std::launch::async, trace_figures, std::cref(cfg.hw), std::cref(k.trace));
+        // while this one simulates (about 4% of a C=512 run's instructions). Where no thread can
+        // be started (EAGAIN), libstdc++ runs them here when the report asks instead.
+        auto figures = std::async(std::launch::async | std::launch::deferred, trace_figures, std::cref(cfg.hw),
+                                  std::cref(k.trace));
         SimOptions so;
         so.policy = cfg.schedule;
         SimResult r = *estimate_only ? estimate(cfg.hw, k.trace) : simulate(cfg.hw, k.trace, so);
