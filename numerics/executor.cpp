@@ -9,6 +9,7 @@
 #include "numerics/bf16.h"
 #include "numerics/parallel.h"
 #include "numerics/row_sums.h"
+#include "numerics/vector_clones.h"
 
 namespace bnsim::num {
 namespace {
@@ -27,7 +28,7 @@ void each(float* a, float s, size_t n, F f) {
 
 // a[k] = a[k] op b[k] for an array b, or a[k] op b for a per-partition scalar b.
 template <typename B>
-void alu(AluOp op, float* a, B b, size_t n) {
+inline void alu_loops(AluOp op, float* a, B b, size_t n) {
     switch (op) {
     case AluOp::bypass: return;
     case AluOp::add: return each(a, b, n, [](float x, float y) { return x + y; });
@@ -39,7 +40,11 @@ void alu(AluOp op, float* a, B b, size_t n) {
     }
 }
 
-void act(ActFunc f, float* v, size_t n) {
+// The element loops compiled for AVX2 too (numerics/vector_clones.h: the same bits).
+BNSIM_VECTOR_CLONES void alu(AluOp op, float* a, const float* b, size_t n) { alu_loops(op, a, b, n); }
+BNSIM_VECTOR_CLONES void alu(AluOp op, float* a, float b, size_t n) { alu_loops(op, a, b, n); }
+
+inline void act(ActFunc f, float* v, size_t n) {
     switch (f) {
     case ActFunc::copy: return;
     case ActFunc::rsqrt:
@@ -55,6 +60,15 @@ void act(ActFunc f, float* v, size_t n) {
         for (size_t k = 0; k < n; ++k) v[k] = v[k] > 0.0f ? v[k] : 0.0f;
         return;
     }
+}
+
+// v = v * s + b (two roundings, as ACT's affine stage), then the function.
+BNSIM_VECTOR_CLONES void scale_bias_act(ActFunc f, float s, float b, float* v, size_t n) {
+    for (size_t j = 0; j < n; ++j) {
+        float t = v[j] * s;
+        v[j] = t + b;
+    }
+    act(f, v, n);
 }
 
 [[noreturn]] void shape_error(const Instruction& ins, const std::string& what) {
@@ -269,12 +283,7 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
             for (uint32_t k = 0; k < m; ++k) {
                 float* r = buf.data() + k * n;
                 load_elems(mem.row(in.region, i0 + k), in.dtype, n, r);
-                const float s = sc[i0 + k], b = bi[i0 + k];
-                for (size_t j = 0; j < n; ++j) {
-                    float t = r[j] * s;
-                    r[j] = t + b;
-                }
-                act(ins.act_func, r, n);
+                scale_bias_act(ins.act_func, sc[i0 + k], bi[i0 + k], r, n);
             }
             if (acc) {
                 float a[kRowGroup];
