@@ -178,8 +178,7 @@ void DmaEngine::decide_lanes(Ticks t, double now, size_t q, size_t i) {
     }
     bool in_step = true;
     for (size_t k = 1; k < n; ++k) in_step &= done[k] == done[0];
-    if (d.sbuf_side)
-        for (size_t k = 0; k < n; ++k) sbuf_.dma_access(d.bytes, !d.hbm_write);
+    if (d.sbuf_side) sbuf_.dma_accesses(d.bytes, n, !d.hbm_write);
     const uint32_t bytes = d.bytes;
     if (in_step) {
         // Every lane's totals in one sweep each.

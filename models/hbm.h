@@ -73,11 +73,17 @@ public:
         // group sums' and the latest end's additions alone.
         if (!level_ && now_ns >= max_free_) level_ = true;
         if (level_ && grouped_) {
+            // In locals: `ends` may not alias them, and each chain stays in a register.
+            double sums[kMaxGroups];
+            std::copy(group_busy_, group_busy_ + kMaxGroups, sums);
+            double end = std::max(now_ns, max_free_);
             for (size_t k = 0; k < n; ++k) {
-                for (double& b : group_busy_) b += t;
-                max_free_ = std::max(now_ns, max_free_) + t;
-                ends[k] = max_free_;
+                for (double& b : sums) b += t;
+                end += t;
+                ends[k] = end;
             }
+            std::copy(sums, sums + kMaxGroups, group_busy_);
+            max_free_ = end;
             return;
         }
         for (size_t k = 0; k < n; ++k) ends[k] = stripes_of(t, now_ns);

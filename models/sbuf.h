@@ -26,6 +26,8 @@ public:
         (write ? dma_written_ : dma_read_) += bytes;
         return p_.access_latency_ns;
     }
+    // `n` alike descriptors' accesses (a lockstep group's lanes).
+    void dma_accesses(uint32_t bytes, size_t n, bool write) { (write ? dma_written_ : dma_read_) += uint64_t(bytes) * n; }
     // An engine instruction's reads and writes.
     void engine_access(const Instruction& ins);
 
