@@ -25,6 +25,14 @@ void DmaController::trigger(uint32_t id) {
     InFlight& f = inflight_[id];
     f = InFlight{};
     ++in_flight_;
+    // Mostly a [128, F] copy: the same run on every engine, queued once for all of them.
+    DmaRun first;
+    uint64_t lane_stride = 0;
+    if (dma_runs_alike(ins, trace_, rule_.hw(), &first, &lane_stride)) {
+        f.remaining = first.count * uint32_t(engines_.size());
+        scheduler_.push_alike(block_, first, lane_stride, is.dispatch);
+        return;
+    }
     runs_.clear();
     for_each_run(ins, trace_, rule_.hw(), [&](const DmaRun& r) {
         f.remaining += r.count;

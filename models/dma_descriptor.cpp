@@ -39,6 +39,37 @@ DmaRowSource dma_row_source(const Instruction& ins, const Trace& trace, const Hw
     return r;
 }
 
+bool dma_runs_alike(const Instruction& ins, const Trace& trace, const HwConfig& hw, DmaRun* first,
+                    uint64_t* lane_stride) {
+    const DmaRowSource src = dma_row_source(ins, trace, hw);
+    const uint64_t per_engine = uint64_t(hw.dma.rows_per_engine), engines = uint64_t(hw.dma.engines_per_core);
+    if (engines == 0 || uint64_t(src.shape.rows) != per_engine * engines) return false;
+    // for_each_run's closed form, its first run.
+    DmaRun& run = *first;
+    run = DmaRun{};
+    run.first.dma = ins.id;
+    run.first.queue = ins.dma.queue;
+    run.first.bytes = src.shape.desc_bytes;
+    run.first.sbuf_side = src.shape.sbuf_side;
+    run.count = uint32_t(per_engine);
+    *lane_stride = 0;
+    if (!src.tensor) return true;
+    run.first.hbm_bytes = src.shape.hbm_bytes;
+    run.first.hbm_write = src.shape.hbm_write;
+    run.stride = src.tensor->row_bytes;
+    run.first.hbm_addr = src.tensor->base_addr + uint64_t(src.hbm->row_lo) * src.tensor->row_bytes + src.hbm->byte_lo;
+    if (engines > 1)
+        *lane_stride = (src.tensor->base_addr + uint64_t(src.hbm->row_lo + uint32_t(per_engine)) * src.tensor->row_bytes +
+                        src.hbm->byte_lo) - run.first.hbm_addr;
+    if (hw.dma.merge_contiguous_rows && uint64_t(src.shape.hbm_bytes) == src.tensor->row_bytes) {
+        if (uint64_t(src.shape.rows) * src.shape.hbm_bytes > UINT32_MAX) return false;  // not the closed form
+        run.first.bytes = run.count * src.shape.desc_bytes;
+        run.first.hbm_bytes = run.count * src.shape.hbm_bytes;
+        run.count = 1;
+    }
+    return true;
+}
+
 std::vector<DmaDescriptor> split_dma(const Instruction& ins, const Trace& trace, const HwConfig& hw) {
     std::vector<DmaDescriptor> out;
     for_each_descriptor(ins, trace, hw, [&](const DmaDescriptor& d) { out.push_back(d); });

@@ -66,6 +66,14 @@ struct DmaRun {
 template <class Fn>
 void for_each_run(const Instruction& ins, const Trace& trace, const HwConfig& hw, Fn&& fn);
 
+// A DMA whose rows fill one block on every engine (rows = dma.rows_per_engine x
+// dma.engines_per_core, as a [128, F] copy's do): its runs, one per engine, are alike but for
+// their HBM address, which steps by *lane_stride from one engine to the next (0 with one engine
+// or no HBM side). Sets *first to engine 0's run (for_each_run's first) and returns true; returns
+// false for any other DMA. Throws as for_each_descriptor.
+bool dma_runs_alike(const Instruction& ins, const Trace& trace, const HwConfig& hw, DmaRun* first,
+                    uint64_t* lane_stride);
+
 // What every descriptor of a DMA shares: its row shape and, if one side is HBM, that region and tensor.
 struct DmaRowSource {
     DmaRowShape shape;
@@ -129,9 +137,11 @@ void for_each_run(const Instruction& ins, const Trace& trace, const HwConfig& hw
     // descriptors into runs.
     if (uint64_t(rows) <= per_engine * uint64_t(hw.dma.engines_per_core) &&
         (!merge || uint64_t(rows) * src.shape.hbm_bytes <= UINT32_MAX)) {
-        for (uint32_t lo = 0; lo < rows; lo += uint32_t(per_engine)) {
+        // Block b of rows goes to engine b (dma_engine_of_row: there are no more blocks than engines).
+        uint16_t engine = 0;
+        for (uint32_t lo = 0; lo < rows; lo += uint32_t(per_engine), ++engine) {
             const uint32_t n = uint32_t(std::min<uint64_t>(per_engine, rows - lo));
-            run.first.engine = dma_engine_of_row(hw, lo);
+            run.first.engine = engine;
             if (hbm) run.first.hbm_addr = src.tensor->base_addr + uint64_t(src.hbm->row_lo + lo) * src.tensor->row_bytes + src.hbm->byte_lo;
             if (merge) {
                 DmaRun one = run;

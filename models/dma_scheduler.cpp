@@ -81,25 +81,41 @@ void DmaScheduler::push_dma(size_t block, const DmaRun* runs, size_t count, doub
     DmaEngine& g = *b.group;
     uint64_t stride = 0;
     if (alike_on_every_lane(runs, count, g.lanes().size(), &stride)) {
-        if (!b.grouped && g.lanes_can_join(clock_.ns(horizon_))) {
-            g.join();
-            ++joins_count_;
-            b.grouped = true;
-            deciding_[b.first] = &g;
-        }
-        if (b.grouped) {
-            g.push_lanes(runs[0], stride, reach);
-            moved(b.first, g);
-            return;
-        }
-    } else if (b.grouped) {
-        split_block(b);
+        push_alike(b, runs[0], stride, reach);
+        return;
     }
+    if (b.grouped) split_block(b);
     const auto& lanes = g.lanes();
     for (size_t k = 0; k < count; ++k) {
         DmaEngine& lane = *lanes[runs[k].first.engine];
         lane.push(runs[k], reach);
         moved(lane.index(), lane);
+    }
+}
+
+void DmaScheduler::push_alike(size_t block, const DmaRun& first, uint64_t lane_stride, double reach_ns) {
+    push_alike(blocks_[block], first, lane_stride, reach_ticks(first.first.dma, reach_ns));
+}
+
+void DmaScheduler::push_alike(Block& b, const DmaRun& first, uint64_t lane_stride, Ticks reach) {
+    DmaEngine& g = *b.group;
+    if (!b.grouped && g.lanes_can_join(clock_.ns(horizon_))) {
+        g.join();
+        ++joins_count_;
+        b.grouped = true;
+        deciding_[b.first] = &g;
+    }
+    if (b.grouped) {
+        g.push_lanes(first, lane_stride, reach);
+        moved(b.first, g);
+        return;
+    }
+    const auto& lanes = g.lanes();
+    DmaRun r = first;
+    for (size_t k = 0; k < lanes.size(); ++k, r.first.hbm_addr += lane_stride) {
+        r.first.engine = uint16_t(k);
+        lanes[k]->push(r, reach);
+        moved(lanes[k]->index(), *lanes[k]);
     }
 }
 

@@ -47,6 +47,9 @@ public:
     // Queues one DMA's runs on a block (run.first.engine: the engine in the block), all reaching
     // their queues at reach_ns (>= now + dma.dispatch_ns).
     void push_dma(size_t block, const DmaRun* runs, size_t count, double reach_ns);
+    // The same for a DMA alike on every engine of the block (dma_runs_alike): engine k's run is
+    // `first` at k * lane_stride further in HBM.
+    void push_alike(size_t block, const DmaRun& first, uint64_t lane_stride, double reach_ns);
     // How often a block split into its engines, and joined again (for tests).
     size_t splits() const { return splits_count_; }
     size_t joins() const { return joins_count_; }
@@ -69,6 +72,7 @@ private:
     // Engine (or group) `who` at place e has a new next decision time.
     void moved(size_t e, const DmaEngine& who);
     void split_block(Block& b);
+    void push_alike(Block& b, const DmaRun& first, uint64_t lane_stride, Ticks reach);
     // The group at place e split while deciding: its lanes decide from now on; the first's next time.
     Ticks split_off(size_t e, const DmaEngine& group);
     // r's runs on the block's lanes alike but for their addresses, a fixed step apart (*stride).

@@ -52,6 +52,10 @@ TEST_CASE("DMA runs: expanded, each engine's runs are its descriptors in order")
         {16, 1, true, 128, 256, 0, 256, Case::Load},
         {16, 1, false, 128, 4096, 128, 384, Case::Store},
         {2, 128, true, 128, 256, 0, 256, Case::Load},
+        {2, 64, true, 128, 256, 0, 256, Case::Load},        // one block per engine, merged
+        {2, 64, false, 128, 512, 128, 384, Case::Store},    // one block per engine, strided
+        {1, 128, false, 128, 512, 0, 256, Case::Load},      // one engine, one block
+        {16, 8, false, 128, 0, 0, 0, Case::SbufToSbuf},
     };
     for (const Case& c : cases) {
         HwConfig hw;
@@ -101,8 +105,10 @@ TEST_CASE("DMA runs: expanded, each engine's runs are its descriptors in order")
         std::vector<std::vector<DmaDescriptor>> want(size_t(c.engines)), got(size_t(c.engines));
         for_each_descriptor(ins, t, hw, [&](const DmaDescriptor& d) { want[d.engine].push_back(d); });
         size_t runs = 0;
+        std::vector<DmaRun> all_runs;
         for_each_run(ins, t, hw, [&](const DmaRun& r) {
             ++runs;
+            all_runs.push_back(r);
             REQUIRE(r.count > 0);
             DmaDescriptor d = r.first;
             for (uint32_t k = 0; k < r.count; ++k, d.hbm_addr += r.stride) got[d.engine].push_back(d);
@@ -111,6 +117,24 @@ TEST_CASE("DMA runs: expanded, each engine's runs are its descriptors in order")
             INFO("engine " << e);
             REQUIRE(got[size_t(e)].size() == want[size_t(e)].size());
             for (size_t k = 0; k < want[size_t(e)].size(); ++k) CHECK(same(got[size_t(e)][k], want[size_t(e)][k]));
+        }
+        // A DMA filling one block of rows on every engine is alike on every engine: its runs are
+        // the first one's, an address step apart.
+        DmaRun first;
+        uint64_t lane_stride = 0;
+        const bool alike = dma_runs_alike(ins, t, hw, &first, &lane_stride);
+        CHECK(alike == (c.rows == uint32_t(c.engines * c.rows_per_engine)));
+        if (alike) {
+            REQUIRE(all_runs.size() == size_t(c.engines));
+            for (size_t e = 0; e < all_runs.size(); ++e) {
+                DmaRun want = first;
+                want.first.engine = uint16_t(e);
+                want.first.hbm_addr += e * lane_stride;
+                CHECK(same(all_runs[e].first, want.first));
+                CHECK(all_runs[e].count == want.count);
+                CHECK(all_runs[e].stride == want.stride);
+            }
+            if (c.engines == 1 || c.kind == Case::SbufToSbuf) CHECK(lane_stride == 0);
         }
         // Runs collapse rows: never more runs than blocks of rows plus engines.
         CHECK(runs <= (c.rows + uint32_t(c.rows_per_engine) - 1) / uint32_t(c.rows_per_engine) + uint32_t(c.engines));
