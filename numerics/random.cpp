@@ -120,10 +120,13 @@ namespace {
 // as in the portable loop, so the results are bit-identical). AVX2 has no 64-bit multiply and
 // no 64-bit integer -> double conversion: both are built from exact 32-bit pieces.
 __attribute__((target("avx2"))) __m256i mul64(__m256i a, uint64_t b) {
-    const __m256i bl = _mm256_set1_epi64x(int64_t(b & 0xffffffffu)), bh = _mm256_set1_epi64x(int64_t(b >> 32));
-    const __m256i lo = _mm256_mul_epu32(a, bl);
-    const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(a, bh), _mm256_mul_epu32(_mm256_srli_epi64(a, 32), bl));
-    return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
+    // lo(a) lo(b) as a 64-bit product, plus (lo(a) hi(b) + hi(a) lo(b)) mod 2^32 in the high half:
+    // both cross products at once by one 32-bit multiply against b with its halves swapped.
+    const __m256i bl = _mm256_set1_epi64x(int64_t(b & 0xffffffffu));
+    const __m256i swapped = _mm256_set1_epi64x(int64_t((b << 32) | (b >> 32)));
+    const __m256i c = _mm256_mullo_epi32(a, swapped);  // [lo(a) hi(b), hi(a) lo(b)] mod 2^32
+    const __m256i cross = _mm256_slli_epi64(_mm256_add_epi32(c, _mm256_srli_epi64(c, 32)), 32);
+    return _mm256_add_epi64(_mm256_mul_epu32(a, bl), cross);
 }
 
 __attribute__((target("avx2"))) __m256i mix64x4(__m256i z) {
