@@ -80,12 +80,16 @@ struct PairLanes {
     __m256d abs_ref, err;
 };
 
-__attribute__((target("avx2"))) int maybe_kept(const DeferredMaxRel::Bins& bins, PairLanes p) {
+// The bin of each |r| (four 32-bit lanes).
+__attribute__((target("avx2"))) __m128i bin_of(const DeferredMaxRel::Bins& bins, __m256d abs_ref) {
     const __m256i pick_high = _mm256_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0);  // the high half of each |r|
-    __m128i bin = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(p.abs_ref), pick_high));
+    __m128i bin = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(abs_ref), pick_high));
     bin = _mm_srl_epi32(bin, _mm_cvtsi32_si128(bins.shift - 32));
-    bin = _mm_min_epi32(_mm_max_epi32(_mm_sub_epi32(bin, _mm_set1_epi32(bins.e0)), _mm_setzero_si128()),
-                        _mm_set1_epi32(bins.count - 1));
+    return _mm_min_epi32(_mm_max_epi32(_mm_sub_epi32(bin, _mm_set1_epi32(bins.e0)), _mm_setzero_si128()),
+                         _mm_set1_epi32(bins.count - 1));
+}
+
+__attribute__((target("avx2"))) int maybe_kept(const DeferredMaxRel::Bins& bins, __m128i bin, PairLanes p) {
     const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
     const __m256d b = _mm256_mask_i32gather_pd(_mm256_setzero_pd(), bins.beaten, bin, all, 8);
     const __m256d t = _mm256_mul_pd(_mm256_mul_pd(b, p.abs_ref), _mm256_set1_pd(1.0 - 0x1p-50));
@@ -106,6 +110,9 @@ void fold_max(ErrorAccumulator& acc, const double* max_err, bool nan, const doub
     acc.max_ref = r;
 }
 
+// kSharedRef: ro is rk and both staircases bin alike (the usual case: the two implementations
+// share one reference), so the reference's loads, squares and bins are taken once.
+template <bool kSharedRef>
 __attribute__((target("avx2"))) void compare_row_pair_avx2(const float* yk, const float* yo, const double* rk,
                                                            const double* ro, size_t n, ErrorAccumulator& ek,
                                                            ErrorAccumulator& eo, DeferredMaxRel& rel_k,
@@ -126,7 +133,7 @@ __attribute__((target("avx2"))) void compare_row_pair_avx2(const float* yk, cons
         const DeferredMaxRel::Bins bins_k = rel_k.bins(), bins_o = rel_o.bins();
         for (; j < end; j += 4) {
             const __m256d Yk = _mm256_cvtps_pd(_mm_loadu_ps(yk + j)), Yo = _mm256_cvtps_pd(_mm_loadu_ps(yo + j));
-            const __m256d Rk = _mm256_loadu_pd(rk + j), Ro = _mm256_loadu_pd(ro + j);
+            const __m256d Rk = _mm256_loadu_pd(rk + j), Ro = kSharedRef ? Rk : _mm256_loadu_pd(ro + j);
             const PairLanes pk{_mm256_and_pd(Rk, abs_mask), _mm256_and_pd(_mm256_sub_pd(Yk, Rk), abs_mask)};
             const PairLanes po{_mm256_and_pd(Ro, abs_mask), _mm256_and_pd(_mm256_sub_pd(Yo, Ro), abs_mask)};
             // Squared errors and references, four chains advanced by one add per element.
@@ -153,7 +160,8 @@ __attribute__((target("avx2"))) void compare_row_pair_avx2(const float* yk, cons
             nan_o = _mm256_or_pd(nan_o, _mm256_cmp_pd(po.err, po.err, _CMP_UNORD_Q));
             ref_k = _mm256_max_pd(pk.abs_ref, ref_k);
             ref_o = _mm256_max_pd(po.abs_ref, ref_o);
-            to_add[(j - j0) / 4] = uint8_t(maybe_kept(bins_k, pk) | maybe_kept(bins_o, po) << 4);
+            const __m128i bin_k = bin_of(bins_k, pk.abs_ref), bin_o = kSharedRef ? bin_k : bin_of(bins_o, po.abs_ref);
+            to_add[(j - j0) / 4] = uint8_t(maybe_kept(bins_k, bin_k, pk) | maybe_kept(bins_o, bin_o, po) << 4);
         }
         for (size_t g = 0; g < (end - j0) / 4; ++g) {
             if (!to_add[g]) continue;
@@ -190,7 +198,12 @@ void compare_row_pair(const float* yk, const float* yo, const double* rk, const 
                       double& se_ko, double& sq_o) {
 #if defined(__x86_64__) && defined(__GNUC__)
     static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2) return compare_row_pair_avx2(yk, yo, rk, ro, n, ek, eo, rel_k, rel_o, se_ko, sq_o);
+    if (avx2) {
+        const DeferredMaxRel::Bins bk = rel_k.bins(), bo = rel_o.bins();
+        const bool shared = rk == ro && bk.e0 == bo.e0 && bk.count == bo.count && bk.shift == bo.shift;
+        return shared ? compare_row_pair_avx2<true>(yk, yo, rk, ro, n, ek, eo, rel_k, rel_o, se_ko, sq_o)
+                      : compare_row_pair_avx2<false>(yk, yo, rk, ro, n, ek, eo, rel_k, rel_o, se_ko, sq_o);
+    }
 #endif
     compare_row_pair_portable(yk, yo, rk, ro, 0, n, ek, eo, rel_k, rel_o, se_ko, sq_o);
 }
