@@ -54,7 +54,7 @@ DmaPlan DmaLifecycle::plan(const Instruction& ins, const Trace& trace) const {
     return p;
 }
 
-DmaPlan DmaPlanner::plan(const Instruction& ins, const Trace& trace) {
+const DmaPlan& DmaPlanner::plan(const Instruction& ins, const Trace& trace) {
     const HwConfig& hw = rule_.hw();
     const DmaRowSource src = dma_row_source(ins, trace, hw);
     Key key;
@@ -74,11 +74,10 @@ DmaPlan DmaPlanner::plan(const Instruction& ins, const Trace& trace) {
         last_.shape = src.shape;
         return last_;
     }
-    DmaPlan p = rule_.plan(ins, trace);
+    last_ = rule_.plan(ins, trace);
     have_ = closed_form;
     key_ = key;
-    if (closed_form) last_ = p;
-    return p;
+    return last_;
 }
 
 DmaIssue DmaLifecycle::issue(DgeMode mode, double stream_ready, double triggered, Dge& dge) const {

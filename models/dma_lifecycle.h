@@ -96,7 +96,8 @@ private:
 class DmaPlanner {
 public:
     explicit DmaPlanner(const DmaLifecycle& rule) : rule_(rule) {}
-    DmaPlan plan(const Instruction& ins, const Trace& trace);
+    // The plan, valid until the next call (a reused plan is not copied).
+    const DmaPlan& plan(const Instruction& ins, const Trace& trace);
 
 private:
     struct Key {
@@ -110,7 +111,7 @@ private:
     const DmaLifecycle& rule_;
     bool have_ = false;  // last_ is the plan of a DMA whose trains depend on key_ alone
     Key key_;
-    DmaPlan last_;
+    DmaPlan last_;  // the plan returned last
 };
 
 // A DMA's lifecycle times.
