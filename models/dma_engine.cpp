@@ -176,8 +176,11 @@ void DmaEngine::decide_lanes(Ticks t, double now, size_t q, size_t i) {
     } else {
         std::fill(done, done + n, engine_end);
     }
-    bool in_step = true;
-    for (size_t k = 1; k < n; ++k) in_step &= done[k] == done[0];
+    // Whole-stripe reservations at one instant end in order (each after the one before), so
+    // the lanes are in step when the first and last end alike.
+    bool in_step = done[n - 1] == done[0];
+    if (in_step && p.hbm_shape != HbmShape::stripes)
+        for (size_t k = 1; k + 1 < n; ++k) in_step &= done[k] == done[0];
     if (d.sbuf_side) sbuf_.dma_accesses(d.bytes, n, !d.hbm_write);
     const uint32_t bytes = d.bytes;
     if (in_step) {
