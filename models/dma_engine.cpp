@@ -160,39 +160,40 @@ void DmaEngine::decide_lanes(Ticks t, double now, size_t q, size_t i) {
     // instant would reserve the channels.
     const double engine_end = now + p.descriptor_ns;
     double* done = lane_done_.data();
-    if (d.hbm_bytes) {
-        if (p.hbm_shape == HbmShape::stripes) {
-            hbm_.transfer_stripes_n(d.hbm_bytes, d.hbm_write, now, n, done);
-        } else {
-            // The lanes' descriptors are alike in shape (push_lanes): one granule each, or any.
-            uint64_t addr = d.hbm_addr;
-            for (size_t k = 0; k < n; ++k, addr += p.lane_stride)
-                done[k] = p.hbm_shape == HbmShape::one_granule
-                              ? hbm_.transfer_in_granule(addr, d.hbm_bytes, d.hbm_write, now)
-                              : hbm_.transfer(addr, d.hbm_bytes, d.hbm_write, now);
+    bool in_step = true;
+    double lanes_end = engine_end;  // every lane's descriptor's end, when in step
+    if (d.hbm_bytes && p.hbm_shape == HbmShape::stripes) {
+        hbm_.transfer_stripes_n(d.hbm_bytes, d.hbm_write, now, n, done);
+        // Whole-stripe reservations at one instant end in order (each after the one before):
+        // when the last ends by the engine's own end, all descriptors end then; else the lanes
+        // are in step when the first and last end alike.
+        if (done[n - 1] > engine_end) {
+            for (size_t k = 0; k < n; ++k) done[k] = std::max(engine_end, done[k]);
+            in_step = done[n - 1] == done[0];
+            lanes_end = done[0];
         }
-        for (size_t k = 0; k < n; ++k) done[k] = std::max(engine_end, done[k]);
         d.hbm_addr += p.run.stride;
-    } else {
-        std::fill(done, done + n, engine_end);
+    } else if (d.hbm_bytes) {
+        // The lanes' descriptors are alike in shape (push_lanes): one granule each, or any.
+        uint64_t addr = d.hbm_addr;
+        for (size_t k = 0; k < n; ++k, addr += p.lane_stride)
+            done[k] = p.hbm_shape == HbmShape::one_granule ? hbm_.transfer_in_granule(addr, d.hbm_bytes, d.hbm_write, now)
+                                                           : hbm_.transfer(addr, d.hbm_bytes, d.hbm_write, now);
+        for (size_t k = 0; k < n; ++k) done[k] = std::max(engine_end, done[k]);
+        for (size_t k = 1; k < n; ++k) in_step &= done[k] == done[0];
+        lanes_end = done[0];
+        d.hbm_addr += p.run.stride;
     }
-    // Whole-stripe reservations at one instant end in order (each after the one before), so
-    // the lanes are in step when the first and last end alike.
-    bool in_step = done[n - 1] == done[0];
-    if (in_step && p.hbm_shape != HbmShape::stripes)
-        for (size_t k = 1; k + 1 < n; ++k) in_step &= done[k] == done[0];
     if (d.sbuf_side) sbuf_.dma_accesses(d.bytes, n, !d.hbm_write);
     const uint32_t bytes = d.bytes;
     if (in_step) {
-        // Every lane's totals in one sweep each.
-        const double moving = done[0] - now;
+        // Every lane's busy time in one sweep; descriptors and bytes alike for all, counted once.
+        const double moving = lanes_end - now;
         double* __restrict busy = lane_busy_ns_.data();
-        uint64_t* __restrict descriptors = lane_descriptors_.data();
-        uint64_t* __restrict moved = lane_bytes_.data();
         for (size_t k = 0; k < n; ++k) busy[k] += moving;
-        for (size_t k = 0; k < n; ++k) ++descriptors[k];
-        for (size_t k = 0; k < n; ++k) moved[k] += bytes;
-        end_decision(t, now, q, i, done[0], uint32_t(n));
+        ++joined_descriptors_;
+        joined_bytes_ += bytes;
+        end_decision(t, now, q, i, lanes_end, uint32_t(n));
         return;
     }
     // Out of step: the lanes take the state as it is before this decision's end, and end it
@@ -240,8 +241,8 @@ void DmaEngine::take_lane_state(const DmaEngine& g, size_t k) {
     next_ = g.next_;
     next_ns_ = g.next_ns_;
     busy_ns_ = g.lane_busy_ns_[k];
-    descriptors_ = g.lane_descriptors_[k];
-    bytes_ = g.lane_bytes_[k];
+    descriptors_ = g.lane_descriptors_[k] + g.joined_descriptors_;
+    bytes_ = g.lane_bytes_[k] + g.joined_bytes_;
 }
 
 void DmaEngine::split() {
@@ -294,6 +295,7 @@ void DmaEngine::join() {
         lane_descriptors_[k] = lanes_[k]->descriptors_;
         lane_bytes_[k] = lanes_[k]->bytes_;
     }
+    joined_descriptors_ = joined_bytes_ = 0;
     split_off_ = false;
 }
 

@@ -107,8 +107,10 @@ public:
 
     // Totals (while the engine is a lane of a joined group, the group keeps them).
     double busy_ns() const { return grouped() ? group_->lane_busy_ns_[lane_] : busy_ns_; }
-    uint64_t descriptors() const { return grouped() ? group_->lane_descriptors_[lane_] : descriptors_; }
-    uint64_t bytes() const { return grouped() ? group_->lane_bytes_[lane_] : bytes_; }
+    uint64_t descriptors() const {
+        return grouped() ? group_->lane_descriptors_[lane_] + group_->joined_descriptors_ : descriptors_;
+    }
+    uint64_t bytes() const { return grouped() ? group_->lane_bytes_[lane_] + group_->joined_bytes_ : bytes_; }
     size_t queued() const { return queued_; }
 
 private:
@@ -217,12 +219,14 @@ private:
     uint32_t priced_bytes_ = 0;  // the last descriptor size priced, and its descriptor time
     double priced_ns_;
     // A group: its lanes, each lane's descriptor end in a decision, and the lanes' totals while
-    // joined (one sweep adds a decision's time to all of them).
+    // joined (one sweep adds a decision's time to all of them; descriptors and bytes, the same
+    // for every lane, are counted once from the lanes' totals at the join).
     bool is_group_ = false;
     std::vector<DmaEngine*> lanes_;
     std::vector<double> lane_done_;
     std::vector<double> lane_busy_ns_;
     std::vector<uint64_t> lane_descriptors_, lane_bytes_;
+    uint64_t joined_descriptors_ = 0, joined_bytes_ = 0;
     bool split_off_ = false;
     // A lane: its group and place in it.
     const DmaEngine* group_ = nullptr;

@@ -74,15 +74,21 @@ public:
         if (!level_ && now_ns >= max_free_) level_ = true;
         if (level_ && grouped_) {
             // In locals: `ends` may not alias them, and each chain stays in a register.
-            double sums[kMaxGroups];
-            std::copy(group_busy_, group_busy_ + kMaxGroups, sums);
+            static_assert(kMaxGroups == 4, "one local per group sum");
+            double s0 = group_busy_[0], s1 = group_busy_[1], s2 = group_busy_[2], s3 = group_busy_[3];
             double end = std::max(now_ns, max_free_);
             for (size_t k = 0; k < n; ++k) {
-                for (double& b : sums) b += t;
+                s0 += t;
+                s1 += t;
+                s2 += t;
+                s3 += t;
                 end += t;
                 ends[k] = end;
             }
-            std::copy(sums, sums + kMaxGroups, group_busy_);
+            group_busy_[0] = s0;
+            group_busy_[1] = s1;
+            group_busy_[2] = s2;
+            group_busy_[3] = s3;
             max_free_ = end;
             return;
         }
