@@ -26,16 +26,24 @@ min_of() {
   python3 scripts/bench/min_time.py "$n" "$tmp/out" "$@"
 }
 
-read -r start_s start_cpu start_kib < <(min_of "$bnsim" run configs/calibration/m1_dma_copy.yaml)
+# The start-up run and the five shapes, round-robin (min_time.py), so noise falls on all alike.
+sizes=(64 128 256 512 1024)
+cmds=("$bnsim" run configs/calibration/m1_dma_copy.yaml)
+for C in "${sizes[@]}"; do
+  cmds+=(--- "$bnsim" run configs/default.yaml --set shape.C=$C --set shape.D=16 --json)
+done
+python3 scripts/bench/min_time.py "$n" "$tmp/out" "${cmds[@]}" > "$tmp/times"
+read -r start_s start_cpu start_kib < <(sed -n 1p "$tmp/times")
 echo "process start-up (bnsim run on a one-instruction config): ${start_s} s wall, ${start_cpu} s CPU, ${start_kib} KiB"
 echo
 echo "| C | instructions | simulated | wall | CPU | peak RSS | simulated per wall / CPU second | instructions per wall / CPU second |"
 echo "|---|---|---|---|---|---|---|---|"
 : > "$tmp/fit"
-for C in 64 128 256 512 1024; do
-  read -r wall cpu kib < <(min_of "$bnsim" run configs/default.yaml --set shape.C=$C --set shape.D=16 --json)
-  ins=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["instructions"])' "$tmp/out")
-  lat=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["latency_ns"])' "$tmp/out")
+for k in "${!sizes[@]}"; do
+  C=${sizes[$k]}
+  read -r wall cpu kib < <(sed -n "$((k + 2))p" "$tmp/times")
+  ins=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["instructions"])' "$tmp/out.$((k + 1))")
+  lat=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["latency_ns"])' "$tmp/out.$((k + 1))")
   python3 - "$C" "$ins" "$lat" "$wall" "$cpu" "$kib" <<'PY'
 import sys
 C, ins, lat, wall, cpu, kib = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])

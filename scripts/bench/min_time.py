@@ -1,41 +1,64 @@
 #!/usr/bin/env python3
-"""Runs a command N times and prints the minimum wall time, minimum CPU time (user + system)
-and minimum peak RSS over the runs: "wall_s cpu_s peak_kib".
+"""Times commands: runs each N times and prints, per command, the minimum wall time, minimum CPU
+time (user + system) and minimum peak RSS over its runs: "wall_s cpu_s peak_kib", one line per
+command in the order given.
 
-Usage: min_time.py N OUT CMD [ARGS...]   (the command's standard output goes to the file OUT)
+Usage: min_time.py N OUT CMD [ARGS...] [--- CMD [ARGS...]]...
 
-Why not /usr/bin/time: its wall clock has 10 ms resolution, too coarse for runs of 0.05-0.25 s
-whose scaling exponent the benchmark fits. Here the wall time comes from time.perf_counter()
-around fork/exec/wait, and CPU time and peak RSS from the child's rusage (os.wait4), so each
-figure is the command's own, not the sum over earlier runs.
+Command k's standard output goes to the file OUT.k (OUT itself when there is one command).
+Several commands run round-robin (round 1 runs each once, then round 2...), so a stretch of
+noise from other work on the machine falls on every command alike instead of on one: the
+scaling exponent fitted across them is then not skewed by when each was measured.
+
+Why not /usr/bin/time: its wall clock has 10 ms resolution, too coarse for runs of 0.02-0.1 s.
+Here the wall time comes from time.perf_counter() around fork/exec/wait, and CPU time and peak
+RSS from the child's own rusage (os.wait4).
 """
 import os
 import sys
 import time
 
 
+def run_once(cmd, out):
+    with open(out, "wb") as f:
+        t0 = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            os.dup2(f.fileno(), 1)
+            try:
+                os.execvp(cmd[0], cmd)
+            finally:
+                os._exit(127)
+        _, status, ru = os.wait4(pid, 0)
+        wall = time.perf_counter() - t0
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.exit(f"min_time.py: {' '.join(cmd)} exited with status {code}")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
-    n, out, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-    best = None
+    n, out = int(sys.argv[1]), sys.argv[2]
+    cmds, cur = [], []
+    for a in sys.argv[3:]:
+        if a == "---":
+            cmds.append(cur)
+            cur = []
+        else:
+            cur.append(a)
+    cmds.append(cur)
+    if any(not c for c in cmds):
+        sys.exit("min_time.py: an empty command")
+    outs = [out] if len(cmds) == 1 else [f"{out}.{k}" for k in range(len(cmds))]
+    best = [None] * len(cmds)
     for _ in range(n):
-        with open(out, "wb") as f:
-            t0 = time.perf_counter()
-            pid = os.fork()
-            if pid == 0:
-                os.dup2(f.fileno(), 1)
-                try:
-                    os.execvp(cmd[0], cmd)
-                finally:
-                    os._exit(127)
-            _, status, ru = os.wait4(pid, 0)
-            wall = time.perf_counter() - t0
-        if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit(f"min_time.py: {' '.join(cmd)} exited with status {os.waitstatus_to_exitcode(status)}")
-        run = (wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss)
-        best = run if best is None else tuple(min(a, b) for a, b in zip(best, run))
-    print(f"{best[0]:.4f} {best[1]:.4f} {best[2]}")
+        for k, cmd in enumerate(cmds):
+            r = run_once(cmd, outs[k])
+            best[k] = r if best[k] is None else tuple(min(a, b) for a, b in zip(best[k], r))
+    for b in best:
+        print(f"{b[0]:.4f} {b[1]:.4f} {b[2]}")
 
 
 if __name__ == "__main__":
