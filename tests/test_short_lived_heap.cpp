@@ -36,11 +36,12 @@ bool thp_offered_on_request() {
 
 }  // namespace
 
-TEST_CASE("child heap: after prepare_short_lived_heap blocks of every size allocate, hold their data and free") {
+TEST_CASE("short-lived heap: after prepare_short_lived_heap blocks of every size allocate, hold their data and free") {
     const int status = status_of_child_heap_run([] {
         bnsim::prepare_short_lived_heap();
-        // Small, past glibc's default mmap threshold, a few huge pages, past the 30 MiB reserve.
-        for (size_t n : {size_t(16), size_t(4096), size_t(200000), size_t(3) << 20, size_t(40) << 20}) {
+        // Small, past glibc's default mmap threshold, a few huge pages, past its largest mmap
+        // threshold (32 MiB: a block malloc would otherwise map), past the 256 MiB reserve.
+        for (size_t n : {size_t(16), size_t(4096), size_t(200000), size_t(3) << 20, size_t(40) << 20, size_t(272) << 20}) {
             std::vector<unsigned char> v(n);
             for (size_t i = 0; i < n; ++i) v[i] = static_cast<unsigned char>(i * 7 + n);
             for (size_t i = 0; i < n; ++i)
@@ -51,7 +52,7 @@ TEST_CASE("child heap: after prepare_short_lived_heap blocks of every size alloc
     CHECK(status == 0);
 }
 
-TEST_CASE("child heap: the heap is marked for transparent huge pages where the kernel offers them") {
+TEST_CASE("short-lived heap: the heap is marked for transparent huge pages where the kernel offers them") {
     if (BNSIM_UNDER_ASAN || !thp_offered_on_request()) {
         WARN("no transparent huge pages on request here (or ASan's allocator): nothing to check");
         return;
