@@ -217,15 +217,19 @@ void DmaEngine::make_group(std::vector<DmaEngine*> lanes) {
     if (n > 0) join();  // the lanes are new: idle and alike
 }
 
-void DmaEngine::take_lane_state(const DmaEngine& g, size_t k) {
-    // Only the group's busy queues hold runs; the lane's are empty (it was idle when it joined).
+void DmaEngine::take_queue_histories(const DmaEngine& from) {
     for (size_t q = 0; q < queues_.size(); ++q) {
         QueueState& mine = queues_[q];
-        const QueueState& theirs = g.queues_[q];
+        const QueueState& theirs = from.queues_[q];
         mine.started = theirs.started;
         mine.last_dma = theirs.last_dma;
         mine.ready_at = theirs.ready_at;
     }
+}
+
+void DmaEngine::take_lane_state(const DmaEngine& g, size_t k) {
+    // Only the group's busy queues hold runs; the lane's are empty (it was idle when it joined).
+    take_queue_histories(g);
     for (uint16_t q : g.active_)
         queues_[q].descs.assign(g.queues_[q].descs, [k](Pending& p) {
             p.run.first.hbm_addr += k * p.lane_stride;
@@ -281,13 +285,7 @@ bool DmaEngine::lanes_can_join(double settled_ns) const {
 
 void DmaEngine::join() {
     const DmaEngine& first = *lanes_[0];
-    for (size_t q = 0; q < queues_.size(); ++q) {
-        const QueueState& theirs = first.queues_[q];
-        QueueState& mine = queues_[q];
-        mine.started = theirs.started;
-        mine.last_dma = theirs.last_dma;
-        mine.ready_at = theirs.ready_at;
-    }
+    take_queue_histories(first);
     next_queue_ = first.next_queue_;
     find_next_active();
     for (size_t k = 0; k < lanes_.size(); ++k) {

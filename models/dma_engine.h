@@ -184,6 +184,9 @@ private:
     void finish(Ticks t, double now, size_t q, size_t i, double done, uint32_t bytes);
     // A group's decision from its HBM reservations on: in step, or split.
     void decide_lanes(Ticks t, double now, size_t q, size_t i);
+    // Each queue's history (whether it started a DMA, which one last, when it is ready for the
+    // next) from `from`, which has as many queues; the runs queued stay as they are.
+    void take_queue_histories(const DmaEngine& from);
     // Takes `group`'s state as lane k of it.
     void take_lane_state(const DmaEngine& group, size_t k);
     // The next decision time, and its time in ns, worked out now: the division is off the path
