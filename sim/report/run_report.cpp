@@ -121,7 +121,7 @@ KernelBounds compute_bounds(const Trace& trace, const HwConfig& hw, const std::v
             it = phase.find(in.tag.phase);
             if (it == phase.end()) it = phase.emplace(in.tag.phase, BoundsSum(hw, trace.num_cores)).first;
         }
-        const DmaPlan plan = in.is_dma() ? planner.plan(in, trace) : none;
+        const DmaPlan& plan = in.is_dma() ? planner.plan(in, trace) : none;  // valid until the next plan()
         it->second.add(in, ns, plan);
         all.add(in, ns, plan);
     }
