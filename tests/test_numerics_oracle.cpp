@@ -31,6 +31,22 @@ struct Tiny {
     }
 };
 
+// A [B, 2, S] problem over x and dy, with channel c's mean, variance, gamma and beta at [c].
+Problem two_channel_problem(int64_t B, int64_t S, const std::vector<float>& x, const std::vector<float>& dy,
+                            const float* means, const float* vars, const float* gamma, const float* beta) {
+    Problem p;
+    p.B = B;
+    p.C = 2;
+    p.S = S;
+    p.dy = dy.data();
+    p.x = x.data();
+    p.means = means;
+    p.variances = vars;
+    p.gamma = gamma;
+    p.beta = beta;
+    return p;
+}
+
 }  // namespace
 
 TEST_CASE("oracle: batch norm backward by hand", "[numerics][oracle]") {
@@ -97,16 +113,7 @@ TEST_CASE("oracle: Reference64 adds each row in element order, then the rows in 
         dy[i] = float(std::cos(1.3 * double(i)) * 0.5);
     }
     float means[2] = {0.2f, 0.3f}, vars[2] = {4.5f, 3.9f}, gamma[2] = {1.0f, 0.5f}, beta[2] = {0.0f, 0.1f};
-    Problem p;
-    p.B = B;
-    p.C = C;
-    p.S = S;
-    p.dy = dy.data();
-    p.x = x.data();
-    p.means = means;
-    p.variances = vars;
-    p.gamma = gamma;
-    p.beta = beta;
+    const Problem p = two_channel_problem(B, S, x, dy, means, vars, gamma, beta);
     const Reference64 ref(p);
     for (int64_t c = 0; c < C; ++c) {
         const double rs = 1.0 / std::sqrt(double(vars[c]) + p.eps);
@@ -158,16 +165,7 @@ TEST_CASE("oracle: the float32 sums are pairwise over each channel's B x S value
             dy[i] = float(std::cos(0.11 * double(i)) * 1.5 + 0.01);
         }
         float means[2] = {0.0f, 0.1f}, vars[2] = {0.5f, 0.4f}, gamma[2] = {1.0f, 1.0f}, beta[2] = {0.0f, 0.0f};
-        Problem p;
-        p.B = B;
-        p.C = C;
-        p.S = S;
-        p.dy = dy.data();
-        p.x = x.data();
-        p.means = means;
-        p.variances = vars;
-        p.gamma = gamma;
-        p.beta = beta;
+        const Problem p = two_channel_problem(B, S, x, dy, means, vars, gamma, beta);
         for (int64_t c = 0; c < C; ++c) {
             std::vector<float> chan;  // channel c's dy in (b, s) order
             for (int64_t b = 0; b < B; ++b)
