@@ -72,7 +72,15 @@ void InstructionEngine::step() {
     const uint32_t id = stream_[pos_];
     const Instruction& ins = trace_.instructions()[id];
     ExecRecord& r = sb_.record(id);
-    if (r.head_ns < 0) r.head_ns = now;
+    if (r.head_ns < 0) {
+        r.head_ns = now;
+        // The engine meets each instruction of its stream once: fetch the next one's struct and
+        // execution record while this one runs.
+        if (pos_ + 1 < stream_.size()) {
+            prefetch_instruction(trace_.instructions()[stream_[pos_ + 1]]);
+            __builtin_prefetch(&sb_.record(stream_[pos_ + 1]));
+        }
+    }
     if (!sb_.deps_met(id)) {
         state_ = State::WaitDeps;
         sb_.wait_deps(id, this);

@@ -47,7 +47,8 @@ GeneratedKernel generate_activation(const ActivationParams& p, const KernelTarge
         in.act_func = p.func;
         in.scalar[0].imm = 1.0f;  // scale
         in.scalar[1].imm = 0.0f;  // bias
-        for (int i = 0; i < p.broadcasts; ++i) in.scalar[i].column = col_t[i];
+        // (bounded by the array too: GCC 12 cannot see the check above and warns of an overflow)
+        for (int i = 0; i < p.broadcasts && i < 2; ++i) in.scalar[i].column = col_t[i];
     }
     if (p.reduce) in.accumulate = Accumulate::reset_accumulate;
     if (p.readout) {
