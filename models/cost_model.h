@@ -60,7 +60,10 @@ public:
     // completion semaphore the DMA lifecycle prices, nor a sendrecv) on another engine; else 0.
     // Inline: the list scheduler asks once per dependency edge.
     double semaphore_ns(const Instruction& producer, const Instruction& consumer) const {
-        if (producer.is_dma() || producer.opcode == Opcode::SendRecv || producer.engine == consumer.engine) return 0;
+        return semaphore_ns(producer, consumer.engine);
+    }
+    double semaphore_ns(const Instruction& producer, Engine consumer_engine) const {
+        if (producer.is_dma() || producer.opcode == Opcode::SendRecv || producer.engine == consumer_engine) return 0;
         return hw_.semaphore.latency_ns;
     }
 

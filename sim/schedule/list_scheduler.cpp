@@ -43,6 +43,7 @@ struct CoreScheduler {
     const HwConfig& hw;
     Schedule& out;
     int core;
+    bool timeline;  // fill out.est_* (only `run --estimate` reads them)
 
     using Pending = std::pair<double, uint32_t>;  // (dependency-ready time, id)
     struct EngineQ {
@@ -54,8 +55,14 @@ struct CoreScheduler {
     void run() {
         const auto& ins = trace.instructions();
         std::vector<uint32_t> mine;
-        for (const auto& in : ins)
+        // Each instruction's engine, read for every dependency edge: the successor's 248-byte
+        // Instruction is far from the one just scheduled, and at C=1024 the trace outgrows the
+        // caches, so one cold line per edge cost a third of this pass.
+        std::vector<Engine> engine_of(ins.size());
+        for (const auto& in : ins) {
+            engine_of[in.id] = in.engine;
             if (in.core == core) mine.push_back(in.id);
+        }
         std::vector<uint32_t> indeg(ins.size(), 0);
         std::vector<uint32_t> off(ins.size() + 1, 0);
         for (uint32_t id : mine) {
@@ -101,7 +108,7 @@ struct CoreScheduler {
                     if (!done[id]) {
                         const size_t e = size_t(ins[id].engine);
                         streams[e].push_back(id);
-                        out.est_occupy[id] = cost.engine_ns(ins[id], state[e]);
+                        if (timeline) out.est_occupy[id] = cost.engine_ns(ins[id], state[e]);
                     }
                 return;
             }
@@ -115,28 +122,35 @@ struct CoreScheduler {
             const Instruction& in = ins[id];
             const double start = best_t;
             const double occupy = cost.engine_ns(in, state[size_t(best)]);
-            out.est_head[id] = eq.free_at;
-            out.est_occupy[id] = occupy;
-            if (start > eq.free_at && last_dep[id] >= 0) out.est_waited_on[id] = last_dep[id];
-            eq.free_at = start + occupy;
             double result = start + occupy;
             if (in.is_dma()) {
-                out.est_dma[id] = dma.run(planner.plan(in, trace), start, start + occupy);
-                result = out.est_dma[id].end;
+                const DmaTimes times = dma.run(planner.plan(in, trace), start, start + occupy);
+                result = times.end;
+                if (timeline) out.est_dma[id] = times;
             } else if (in.opcode == Opcode::SendRecv) {
                 result = start + occupy + cost.sendrecv_ns(in);
             }
-            out.est_start[id] = start;
-            out.est_end[id] = result;
+            if (timeline) {
+                out.est_head[id] = eq.free_at;
+                out.est_occupy[id] = occupy;
+                if (start > eq.free_at && last_dep[id] >= 0) out.est_waited_on[id] = last_dep[id];
+                out.est_start[id] = start;
+                out.est_end[id] = result;
+            }
+            eq.free_at = start + occupy;
             streams[size_t(best)].push_back(id);
             done[id] = 1;
             ++scheduled;
             for (uint32_t k = off[id]; k < off[id + 1]; ++k) {
                 const uint32_t d = adj[k];
-                const double visible = result + cost.semaphore_ns(in, ins[d]);
+                const double visible = result + cost.semaphore_ns(in, engine_of[d]);
                 if (visible >= dep_ready[d]) last_dep[d] = id;
                 dep_ready[d] = std::max(dep_ready[d], visible);
-                if (--indeg[d] == 0) q[size_t(ins[d].engine)].pending.push({dep_ready[d], d});
+                if (--indeg[d] == 0) {
+                    q[size_t(engine_of[d])].pending.push({dep_ready[d], d});
+                    // It is scheduled soon; start fetching it (see engine_of).
+                    prefetch_instruction(ins[d]);
+                }
             }
         }
         out.est_dma_units[size_t(core)] = {dma.engine_busy_ns(), dma.engine_descriptors(), dma.dge_busy_ns()};
@@ -145,18 +159,21 @@ struct CoreScheduler {
 
 }  // namespace
 
-Schedule schedule_list(const Trace& trace, const CostModel& cost) {
+Schedule schedule_list(const Trace& trace, const CostModel& cost, ScheduleDetail detail) {
     Schedule s;
     s.cores.resize(size_t(trace.num_cores));
-    s.est_start.assign(trace.size(), 0.0);
-    s.est_end.assign(trace.size(), 0.0);
-    s.est_head.assign(trace.size(), 0.0);
-    s.est_occupy.assign(trace.size(), 0.0);
-    s.est_waited_on.assign(trace.size(), -1);
-    s.est_dma.assign(trace.size(), DmaTimes{});
+    const bool timeline = detail == ScheduleDetail::timeline;
+    if (timeline) {
+        s.est_start.assign(trace.size(), 0.0);
+        s.est_end.assign(trace.size(), 0.0);
+        s.est_head.assign(trace.size(), 0.0);
+        s.est_occupy.assign(trace.size(), 0.0);
+        s.est_waited_on.assign(trace.size(), -1);
+        s.est_dma.assign(trace.size(), DmaTimes{});
+    }
     s.est_dma_units.resize(size_t(trace.num_cores));
     for (int c = 0; c < trace.num_cores; ++c) {
-        CoreScheduler cs{trace, cost, cost.hw(), s, c};
+        CoreScheduler cs{trace, cost, cost.hw(), s, c, timeline};
         cs.run();
     }
     return s;

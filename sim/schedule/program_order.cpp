@@ -10,7 +10,8 @@ Schedule schedule_program_order(const Trace& trace) {
 }
 
 Schedule make_schedule(const Trace& trace, const CostModel& cost, SchedulePolicy policy) {
-    return policy == SchedulePolicy::program_order ? schedule_program_order(trace) : schedule_list(trace, cost);
+    return policy == SchedulePolicy::program_order ? schedule_program_order(trace)
+                                                   : schedule_list(trace, cost, ScheduleDetail::streams);
 }
 
 const char* schedule_policy_name(SchedulePolicy p) {

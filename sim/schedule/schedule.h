@@ -21,7 +21,7 @@ namespace bnsim {
 struct Schedule {
     std::vector<CoreStreams> cores;  // [core][engine] -> instruction ids in execution order
     // The list scheduler's own estimate of each instruction's start and result time (ns); empty
-    // for program_order. Diagnostics only: the SystemC models decide the real times.
+    // for program_order and for ScheduleDetail::streams. Diagnostics only: the SystemC models decide the real times.
     std::vector<double> est_start, est_end;
     // The rest of its timeline, for `bnsim run --estimate` (list only): when each instruction
     // reached the head of its stream (its engine's previous instruction ended), the dependency
@@ -43,8 +43,14 @@ struct Schedule {
     bool stuck = false;  // the dependency graph had a cycle; the rest was appended in source order
 };
 
+// What schedule_list fills: the engine streams only (what a simulation needs), or also its
+// est_* timeline (`run --estimate`). A simulation skips the timeline: at C=1024 it is 4 MB written
+// per run that nothing reads.
+enum class ScheduleDetail { streams, timeline };
+
 Schedule schedule_program_order(const Trace& trace);
-Schedule schedule_list(const Trace& trace, const CostModel& cost);
+Schedule schedule_list(const Trace& trace, const CostModel& cost, ScheduleDetail detail = ScheduleDetail::timeline);
+// The engine streams of a policy (no est_* timeline).
 Schedule make_schedule(const Trace& trace, const CostModel& cost, SchedulePolicy policy);
 const char* schedule_policy_name(SchedulePolicy p);
 
