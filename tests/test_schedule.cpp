@@ -93,3 +93,21 @@ TEST_CASE("schedule: a dependency cycle leaves the rest in source order and flag
     CHECK(s.cores[0][size_t(Engine::Act)] == std::vector<uint32_t>{2, 0});
     CHECK(s.cores[0][size_t(Engine::Dve)] == std::vector<uint32_t>{1});
 }
+
+TEST_CASE("schedule: a simulation's streams-only list schedule has the timeline's streams and no timeline") {
+    for (const char* lnc : {"1", "2"}) {
+        RunConfig cfg = test::default_config({{"lnc", lnc}});
+        GeneratedKernel k = cfg.generate();
+        CostModel cm(cfg.hw);
+        const Schedule full = schedule_list(k.trace, cm, ScheduleDetail::timeline);
+        const Schedule streams = make_schedule(k.trace, cm, SchedulePolicy::list);
+        CHECK(streams.cores == full.cores);
+        CHECK(full.est_end.size() == k.trace.size());
+        CHECK(streams.est_start.empty());
+        CHECK(streams.est_end.empty());
+        CHECK(streams.est_head.empty());
+        CHECK(streams.est_occupy.empty());
+        CHECK(streams.est_waited_on.empty());
+        CHECK(streams.est_dma.empty());
+    }
+}
