@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "trace/dependents.h"
 #include "trace/execution_observer.h"
 #include "trace/trace.h"
 
@@ -36,7 +37,8 @@ struct ExecRecord {
 
 class Scoreboard {
 public:
-    Scoreboard(const Trace& trace, ExecutionObserverIF* observer);
+    // `dependents` is the trace's (trace/dependents.h); both must outlive the scoreboard.
+    Scoreboard(const Trace& trace, const Dependents& dependents, ExecutionObserverIF* observer);
 
     const Trace& trace() const { return trace_; }
     bool deps_met(uint32_t id) const { return pending_[id] == 0; }
@@ -57,8 +59,8 @@ public:
 private:
     const Trace& trace_;
     ExecutionObserverIF* observer_;
+    const Dependents& dependents_;
     std::vector<uint32_t> pending_;
-    std::vector<uint32_t> dep_off_, dependents_;  // CSR: who depends on each instruction
     std::vector<WakeIF*> dep_waiter_, finish_waiter_;
     std::vector<ExecRecord> rec_;
     size_t finished_ = 0;

@@ -92,8 +92,9 @@ void add_dma_queue_units(const Trace& trace, SimResult& res) {
 SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opts) {
     check_trace_fits_hardware(hw, trace);
     CostModel cost(hw);
-    Schedule sched = make_schedule(trace, cost, opts.policy);
-    Scoreboard sb(trace, opts.observer);
+    const Dependents dependents(trace);
+    Schedule sched = make_schedule(trace, dependents, cost, opts.policy);
+    Scoreboard sb(trace, dependents, opts.observer);
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
     LogicalCore top("lnc", sched.cores, cost, trace, sb);

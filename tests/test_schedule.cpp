@@ -100,7 +100,7 @@ TEST_CASE("schedule: a simulation's streams-only list schedule has the timeline'
         GeneratedKernel k = cfg.generate();
         CostModel cm(cfg.hw);
         const Schedule full = schedule_list(k.trace, cm, ScheduleDetail::timeline);
-        const Schedule streams = make_schedule(k.trace, cm, SchedulePolicy::list);
+        const Schedule streams = make_schedule(k.trace, Dependents(k.trace), cm, SchedulePolicy::list);
         CHECK(streams.cores == full.cores);
         CHECK(full.est_end.size() == k.trace.size());
         CHECK(streams.est_start.empty());

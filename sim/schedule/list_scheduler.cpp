@@ -39,6 +39,7 @@ namespace {
 
 struct CoreScheduler {
     const Trace& trace;
+    const Dependents& dependents;
     const CostModel& cost;
     const HwConfig& hw;
     Schedule& out;
@@ -64,16 +65,7 @@ struct CoreScheduler {
             if (in.core == core) mine.push_back(in.id);
         }
         std::vector<uint32_t> indeg(ins.size(), 0);
-        std::vector<uint32_t> off(ins.size() + 1, 0);
-        for (uint32_t id : mine) {
-            indeg[id] = uint32_t(ins[id].deps.size());
-            for (uint32_t d : ins[id].deps) ++off[d + 1];
-        }
-        for (size_t i = 0; i < ins.size(); ++i) off[i + 1] += off[i];
-        std::vector<uint32_t> adj(off[ins.size()]);
-        std::vector<uint32_t> fill(off.begin(), off.end() - 1);
-        for (uint32_t id : mine)
-            for (uint32_t d : ins[id].deps) adj[fill[d]++] = id;
+        for (uint32_t id : mine) indeg[id] = dependents.dep_count(id);
 
         std::vector<EngineQ> q(kNumEngines);
         std::vector<CostModel::EngineState> state(kNumEngines);
@@ -141,8 +133,8 @@ struct CoreScheduler {
             streams[size_t(best)].push_back(id);
             done[id] = 1;
             ++scheduled;
-            for (uint32_t k = off[id]; k < off[id + 1]; ++k) {
-                const uint32_t d = adj[k];
+            for (const uint32_t* it = dependents.begin(id); it != dependents.end(id); ++it) {
+                const uint32_t d = *it;
                 const double visible = result + cost.semaphore_ns(in, engine_of[d]);
                 if (visible >= dep_ready[d]) last_dep[d] = id;
                 dep_ready[d] = std::max(dep_ready[d], visible);
@@ -160,6 +152,10 @@ struct CoreScheduler {
 }  // namespace
 
 Schedule schedule_list(const Trace& trace, const CostModel& cost, ScheduleDetail detail) {
+    return schedule_list(trace, Dependents(trace), cost, detail);
+}
+
+Schedule schedule_list(const Trace& trace, const Dependents& dependents, const CostModel& cost, ScheduleDetail detail) {
     Schedule s;
     s.cores.resize(size_t(trace.num_cores));
     const bool timeline = detail == ScheduleDetail::timeline;
@@ -173,7 +169,7 @@ Schedule schedule_list(const Trace& trace, const CostModel& cost, ScheduleDetail
     }
     s.est_dma_units.resize(size_t(trace.num_cores));
     for (int c = 0; c < trace.num_cores; ++c) {
-        CoreScheduler cs{trace, cost, cost.hw(), s, c, timeline};
+        CoreScheduler cs{trace, dependents, cost, cost.hw(), s, c, timeline};
         cs.run();
     }
     return s;

@@ -9,9 +9,9 @@ Schedule schedule_program_order(const Trace& trace) {
     return s;
 }
 
-Schedule make_schedule(const Trace& trace, const CostModel& cost, SchedulePolicy policy) {
+Schedule make_schedule(const Trace& trace, const Dependents& dependents, const CostModel& cost, SchedulePolicy policy) {
     return policy == SchedulePolicy::program_order ? schedule_program_order(trace)
-                                                   : schedule_list(trace, cost, ScheduleDetail::streams);
+                                                   : schedule_list(trace, dependents, cost, ScheduleDetail::streams);
 }
 
 const char* schedule_policy_name(SchedulePolicy p) {

@@ -13,6 +13,7 @@
 #include "models/cost_model.h"
 #include "models/dma_lifecycle.h"
 #include "sim/schedule/schedule_policy.h"
+#include "trace/dependents.h"
 #include "trace/engine_streams.h"
 #include "trace/trace.h"
 
@@ -50,8 +51,11 @@ enum class ScheduleDetail { streams, timeline };
 
 Schedule schedule_program_order(const Trace& trace);
 Schedule schedule_list(const Trace& trace, const CostModel& cost, ScheduleDetail detail = ScheduleDetail::timeline);
+// The same, with the trace's dependents built by the caller (a simulation shares them with its
+// scoreboard).
+Schedule schedule_list(const Trace& trace, const Dependents& dependents, const CostModel& cost, ScheduleDetail detail);
 // The engine streams of a policy (no est_* timeline).
-Schedule make_schedule(const Trace& trace, const CostModel& cost, SchedulePolicy policy);
+Schedule make_schedule(const Trace& trace, const Dependents& dependents, const CostModel& cost, SchedulePolicy policy);
 const char* schedule_policy_name(SchedulePolicy p);
 
 }  // namespace bnsim
