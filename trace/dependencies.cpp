@@ -45,9 +45,14 @@ private:
 // Every access of the trace (each instruction's reads, then its writes, in program order) with
 // the index of the buffer it lies in, and one RegionIndex per buffer cut along every boundary
 // the trace's regions use in it. Numbering the buffers once here spares the main pass a keyed
-// lookup for each of the times it touches an access's index.
+// lookup for each of the times it touches an access's index. The accesses themselves are kept
+// too, so the main pass reads them from here, not from the instructions a second time: at
+// C=1024 the instructions and their operand lists are 17 MB, more than the caches hold.
 struct Buffers {
-    std::vector<uint32_t> slot;  // per access, in visiting order
+    std::vector<uint32_t> slot;      // per access, in visiting order
+    std::vector<Region> region;      // per access, in visiting order
+    std::vector<uint32_t> reads;     // per instruction: how many of its accesses are reads
+    std::vector<uint32_t> writes;    // ... and writes
     std::vector<RegionIndex> index;
 
     explicit Buffers(const Trace& trace) {
@@ -70,15 +75,28 @@ struct Buffers {
                 last_slot = it->second;
             }
             slot.push_back(last_slot);
+            region.push_back(r);
             ++accesses[last_slot];
             row_cuts[last_slot].note(r.row_lo);
             row_cuts[last_slot].note(r.row_hi);
             byte_cuts[last_slot].note(r.byte_lo);
             byte_cuts[last_slot].note(r.byte_hi);
         };
+        region.reserve(trace.size() * 2);
+        reads.reserve(trace.size());
+        writes.reserve(trace.size());
         for (const auto& ins : trace.instructions()) {
-            ins.for_each_read([&](const Region& r) { note(ins.core, r); });
-            ins.for_each_write([&](const Region& w) { note(ins.core, w); });
+            uint32_t nr = 0, nw = 0;
+            ins.for_each_read([&](const Region& r) {
+                note(ins.core, r);
+                ++nr;
+            });
+            ins.for_each_write([&](const Region& w) {
+                note(ins.core, w);
+                ++nw;
+            });
+            reads.push_back(nr);
+            writes.push_back(nw);
         }
         index.reserve(row_cuts.size());
         for (size_t b = 0; b < row_cuts.size(); ++b) {
@@ -104,16 +122,19 @@ void derive_dependencies(Trace& trace) {
     // The instruction's edges, sorted and made unique here before deps gets them in one
     // allocation (growing deps edge by edge reallocated several times per instruction).
     std::vector<uint32_t> edges;
-    auto locate = [&](const Region& r) {
+    auto locate = [&]() {
+        const Region& r = buffers.region[next_access];
         RegionIndex* index = &buffers.index[buffers.slot[next_access++]];
         return Access{r, index, index->place(r)};
     };
-    for (auto& ins : trace.instructions()) {
+    auto& instructions = trace.instructions();
+    for (size_t i = 0; i < instructions.size(); ++i) {
         edges.clear();
         reads.clear();
         writes.clear();
-        ins.for_each_read([&](const Region& r) { reads.push_back(locate(r)); });
-        ins.for_each_write([&](const Region& w) { writes.push_back(locate(w)); });
+        for (uint32_t k = 0; k < buffers.reads[i]; ++k) reads.push_back(locate());
+        for (uint32_t k = 0; k < buffers.writes[i]; ++k) writes.push_back(locate());
+        Instruction& ins = instructions[i];
         // Edges against the state before this instruction: a read waits for the live writers
         // it overlaps (RAW), a write for every live access it overlaps (WAW, WAR).
         for (const auto& r : reads)
