@@ -258,6 +258,10 @@ std::map<std::pair<int, int>, std::string> queue_roles(const Trace& trace) {
 
 struct TraceFigures {
     std::vector<double> engine_ns;  // each instruction's cost-model engine time, by id
+    // Per core and engine, in program order: the instructions' engine time, and the part of it
+    // priced by estimated parameters (estimated_engine_ns). Summed here, on the report's own
+    // thread, so the report after the run need not look every instruction's cost row up again.
+    std::vector<std::array<double, kNumEngines>> own_ns, estimated_ns;
     KernelBounds bounds;
     std::map<std::pair<int, int>, std::string> queue_roles;
 };
@@ -265,8 +269,18 @@ struct TraceFigures {
 std::shared_ptr<const TraceFigures> trace_figures(const HwConfig& hw, const Trace& trace) {
     auto f = std::make_shared<TraceFigures>();
     const CostModel cost(hw);
+    const EstimatedTriggers estimated_triggers(hw);
     f->engine_ns.resize(trace.size());
-    for (const auto& in : trace.instructions()) f->engine_ns[in.id] = cost.engine_ns(in);
+    std::array<double, kNumEngines> zero;
+    zero.fill(0.0);
+    f->own_ns.assign(size_t(std::max(1, trace.num_cores)), zero);
+    f->estimated_ns = f->own_ns;
+    for (const auto& in : trace.instructions()) {
+        const double ns = cost.engine_ns(in);
+        f->engine_ns[in.id] = ns;
+        f->own_ns[in.core][size_t(in.engine)] += ns;
+        f->estimated_ns[in.core][size_t(in.engine)] += estimated_engine_ns(cost, estimated_triggers, in, ns);
+    }
     f->bounds = compute_bounds(trace, hw, f->engine_ns);
     f->queue_roles = queue_roles(trace);
     return f;
@@ -278,8 +292,6 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
 
 json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r, const TraceFigures& figures) {
     const Trace& trace = k.trace;
-    CostModel cost(cfg.hw);
-    const std::vector<double>& engine_ns = figures.engine_ns;
     json j;
     j["kernel"] = cfg.kernel;
     j["config"] = cfg.file;
@@ -336,17 +348,12 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
     json engines = json::object();
     // Busy time priced by estimates: per instruction (estimated_engine_ns), plus what the engine's
     // state added beyond its instructions' own costs (ACT table switches) when that is an estimate.
-    std::vector<std::array<double, kNumEngines>> estimated(size_t(std::max(1, trace.num_cores))), own = estimated;
-    for (auto& a : estimated) a.fill(0.0);
-    for (auto& a : own) a.fill(0.0);
-    const EstimatedTriggers estimated_triggers(cfg.hw);
+    const auto& estimated = figures.estimated_ns;
+    const auto& own = figures.own_ns;
     // Per engine, the time its instructions waited on semaphores, summed in program order.
     std::array<double, kNumEngines> wait{};
-    for (const auto& in : trace.instructions()) {
-        estimated[in.core][size_t(in.engine)] += estimated_engine_ns(cost, estimated_triggers, in, engine_ns[in.id]);
-        own[in.core][size_t(in.engine)] += engine_ns[in.id];
+    for (const auto& in : trace.instructions())
         wait[size_t(in.engine)] += r.timing[in.id].ready_ns - r.timing[in.id].head_ns;
-    }
     const auto table = cfg.hw.provenance.find("act.table_switch_ns");
     const bool switch_estimated = table != cfg.hw.provenance.end() && table->second.estimate;
     for (Engine e : kAllEngines) {
