@@ -5,25 +5,18 @@
 
 namespace bnsim {
 
-Sbuf::Sbuf(sc_core::sc_module_name name, const SbufParams& p, const Trace& trace, uint8_t core)
-    : sc_core::sc_module(name), p_(p), core_(core) {
-    auto check = [&](const Instruction& in, const Region& r) {
-        if (r.space != Space::Sbuf || r.core != core_) return;
-        if (r.row_hi > uint32_t(p_.partitions) || r.byte_hi > p_.bytes_per_partition)
-            throw std::runtime_error("instruction " + std::to_string(in.id) + " (" + in.tag.what + ") on core " +
-                                     std::to_string(core_) + " touches SBUF partitions [" + std::to_string(r.row_lo) +
-                                     ", " + std::to_string(r.row_hi) + ") bytes [" + std::to_string(r.byte_lo) +
-                                     ", " + std::to_string(r.byte_hi) + ") outside the " +
-                                     std::to_string(p_.partitions) + " x " + std::to_string(p_.bytes_per_partition) +
-                                     " B buffer");
-        if (r.byte_hi > peak_) peak_ = r.byte_hi;
-    };
-    // Visited in place (no reads()/writes() vectors): this runs over the whole trace per core.
-    for (const auto& in : trace.instructions()) {
-        if (in.core != core_) continue;
-        in.for_each_read([&](const Region& r) { check(in, r); });
-        in.for_each_write([&](const Region& r) { check(in, r); });
-    }
+Sbuf::Sbuf(sc_core::sc_module_name name, const SbufParams& p, uint8_t core)
+    : sc_core::sc_module(name), p_(p), core_(core) {}
+
+void check_sbuf_access(const SbufParams& p, const Instruction& in, const Region& r, std::vector<uint64_t>& peak) {
+    if (r.space != Space::Sbuf || r.core != in.core) return;  // a peer's buffer is its own core's to check
+    if (r.row_hi > uint32_t(p.partitions) || r.byte_hi > p.bytes_per_partition)
+        throw std::runtime_error("instruction " + std::to_string(in.id) + " (" + in.tag.what + ") on core " +
+                                 std::to_string(r.core) + " touches SBUF partitions [" + std::to_string(r.row_lo) +
+                                 ", " + std::to_string(r.row_hi) + ") bytes [" + std::to_string(r.byte_lo) + ", " +
+                                 std::to_string(r.byte_hi) + ") outside the " + std::to_string(p.partitions) + " x " +
+                                 std::to_string(p.bytes_per_partition) + " B buffer");
+    if (r.core < peak.size() && r.byte_hi > peak[r.core]) peak[r.core] = r.byte_hi;
 }
 
 uint64_t sbuf_highest_byte(const Trace& trace, uint8_t core) {

@@ -67,12 +67,21 @@ std::string blocked_report(const Trace& trace, const Scoreboard& sb, const Logic
 
 // A trace that needs more of the hardware than the config gives is a config problem: say which
 // parameter, before anything is elaborated.
-static void check_trace_fits_hardware(const HwConfig& hw, const Trace& trace) {
-    for (const auto& ins : trace.instructions())
+// What the trace asks of the hardware, checked in one pass before the run: its DMA queues exist
+// and its SBUF regions lie inside each core's buffer. Returns each core's SBUF peak (the highest
+// byte any instruction touches), which the report shows. One pass, not one per check: at C=1024
+// each pass reads 17 MB of instructions and operand lists.
+static std::vector<uint64_t> check_trace_fits_hardware(const HwConfig& hw, const Trace& trace) {
+    std::vector<uint64_t> sbuf_peak(size_t(std::max(1, trace.num_cores)), 0);
+    for (const auto& ins : trace.instructions()) {
         if (ins.is_dma() && ins.dma.queue >= hw.dma.queues_per_engine)
             throw ConfigError("key 'hardware.dma.queues_per_engine': " + std::to_string(hw.dma.queues_per_engine) +
                               " is too few: instruction #" + std::to_string(ins.id) + " (" + ins.tag.what +
                               ") uses DMA queue " + std::to_string(ins.dma.queue));
+        ins.for_each_read([&](const Region& r) { check_sbuf_access(hw.sbuf, ins, r, sbuf_peak); });
+        ins.for_each_write([&](const Region& w) { check_sbuf_access(hw.sbuf, ins, w, sbuf_peak); });
+    }
+    return sbuf_peak;
 }
 
 // DMA queues: busy = the union of [first descriptor start, last descriptor landed] of their DMAs.
@@ -90,7 +99,7 @@ void add_dma_queue_units(const Trace& trace, SimResult& res) {
 }
 
 SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opts) {
-    check_trace_fits_hardware(hw, trace);
+    const std::vector<uint64_t> sbuf_peak = check_trace_fits_hardware(hw, trace);
     CostModel cost(hw);
     const Dependents dependents(trace);
     Schedule sched = make_schedule(trace, dependents, cost, opts.policy);
@@ -135,7 +144,7 @@ SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opt
         for (size_t k = 0; k < engines.size(); ++k)
             res.units[c + ".dma_engine" + std::to_string(k)] = UnitStats{engines[k]->busy_ns(), engines[k]->descriptors()};
         res.units[c + ".dge"] = UnitStats{core->dma().dge().busy_ns(), 0};
-        res.sbuf_peak_bytes.push_back(core->sbuf().peak_bytes_per_partition());
+        res.sbuf_peak_bytes.push_back(sbuf_peak.at(core->index()));
     }
     add_dma_queue_units(trace, res);
     res.units["hbm"] = UnitStats{top.hbm().busy_ns(), 0};

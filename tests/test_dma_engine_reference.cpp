@@ -125,11 +125,10 @@ private:
 TEST_CASE("DMA engine: decisions equal a descriptor-by-descriptor reference engine's on seeded runs") {
     HwConfig hw = load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml", {}).hw;
     hw.hbm.bandwidth_gbps = 40;  // slower than two engines: the channels, not the engine, often bind
-    const Trace trace;
     const DmaLifecycle rule(hw);
     const TickClock clock;
     Hbm hbm("hbm", hw.hbm), ref_hbm("ref_hbm", hw.hbm);
-    Sbuf sbuf("sbuf", hw.sbuf, trace, 0);
+    Sbuf sbuf("sbuf", hw.sbuf, 0);
     Log log, ref_log;
     DmaEngine engine(rule, clock, hbm, sbuf, log, 0);
     ReferenceEngine ref(rule, clock, ref_hbm, ref_log);

@@ -46,11 +46,11 @@ struct DmaEvents : DescriptorSinkIF {
 
 // One HBM stack and `cores` cores of DMA engines: grouped in blocks, or engine by engine.
 struct World {
-    World(const std::string& name, const HwConfig& hw, const Trace& trace, size_t cores, bool grouped)
+    World(const std::string& name, const HwConfig& hw, size_t cores, bool grouped)
         : rule(hw), hbm((name + "_hbm").c_str(), hw.hbm), sched((name + "_dma").c_str(), hw, hbm) {
         const size_t n = size_t(hw.dma.engines_per_core);
         for (size_t c = 0; c < cores; ++c) {
-            sbufs.push_back(std::make_unique<Sbuf>((name + "_sbuf" + std::to_string(c)).c_str(), hw.sbuf, trace, 0));
+            sbufs.push_back(std::make_unique<Sbuf>((name + "_sbuf" + std::to_string(c)).c_str(), hw.sbuf, 0));
             sinks.push_back(std::make_unique<DmaEvents>());
             if (grouped) {
                 blocks.push_back(sched.add_block(n, rule, *sbufs[c], *sinks[c]));
@@ -134,7 +134,6 @@ struct Driver : sc_core::sc_module {
 TEST_CASE("DMA lockstep groups: decisions equal the engines deciding one by one") {
     using namespace lockstep_test;
     const HwConfig base = load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml", {}).hw;
-    const Trace trace;
     // HBM stacks from fast (the engines bind, lanes stay in step) to slow (lanes leave step), one
     // with two cores sharing it, one with a granule the lanes' step does not keep.
     struct Case {
@@ -154,8 +153,8 @@ TEST_CASE("DMA lockstep groups: decisions equal the engines deciding one by one"
     std::vector<std::unique_ptr<Driver>> drivers;
     for (size_t i = 0; i < hws.size(); ++i) {
         const std::string n = std::to_string(i);
-        grouped.push_back(std::make_unique<World>("grouped" + n, hws[i], trace, cases[i].cores, true));
-        plain.push_back(std::make_unique<World>("plain" + n, hws[i], trace, cases[i].cores, false));
+        grouped.push_back(std::make_unique<World>("grouped" + n, hws[i], cases[i].cores, true));
+        plain.push_back(std::make_unique<World>("plain" + n, hws[i], cases[i].cores, false));
         drivers.push_back(
             std::make_unique<Driver>(("driver" + n).c_str(), hws[i], *grouped[i], *plain[i], cases[i].cores, uint32_t(i + 1)));
     }

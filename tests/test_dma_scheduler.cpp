@@ -44,9 +44,8 @@ TEST_CASE("DMA scheduler: descriptors reaching two engines at one instant reserv
     // One slow HBM channel (10 B/ns, below an engine's 23 B/ns): the channel, not the engines, binds.
     hw.hbm.channels = 1;
     hw.hbm.bandwidth_gbps = 10;
-    const Trace trace;
     Hbm hbm("hbm", hw.hbm);
-    Sbuf sbuf("sbuf", hw.sbuf, trace, 0);
+    Sbuf sbuf("sbuf", hw.sbuf, 0);
     DmaScheduler dma("dma", hw, hbm);
     const DmaLifecycle rule(hw);
     Sink sink;

@@ -338,3 +338,37 @@ TEST_CASE("timing: lnc=2 with a 100 us queue occupancy finishes") {
     REQUIRE_NOTHROW(r = simulate(cfg.hw, k.trace, SimOptions{}));
     CHECK(r.kernel_ns >= 100000.0);
 }
+
+TEST_CASE("timing: each core's SBUF peak is its highest byte touched, and a region past the buffer is an error") {
+    Trace t;
+    t.kernel = "hand";
+    t.num_cores = 2;
+    for (uint8_t core : {0, 1}) {
+        Instruction a;
+        a.core = core;
+        a.engine = Engine::Act;
+        a.opcode = Opcode::Activation;
+        a.partitions = 128;
+        a.free_elems = 64;
+        a.srcs = {sb(core, 128, 0, 256)};
+        a.dsts = {sb(core, 128, core == 0 ? 1024 : 4096, 256)};  // highest byte 1280 / 4352
+        a.tag.what = "in bounds";
+        t.append(a);
+    }
+    RunConfig cfg = test::default_config();
+    const SimResult r = simulate(cfg.hw, t, SimOptions{});
+    CHECK(r.sbuf_peak_bytes == std::vector<uint64_t>{1280, 4352});
+
+    Instruction past = t.instructions()[1];
+    past.dsts = {sb(1, 128, cfg.hw.sbuf.bytes_per_partition - 128, 256)};  // 128 bytes past the end
+    past.tag.what = "past the end";
+    t.append(past);
+    try {
+        simulate(cfg.hw, t, SimOptions{});
+        FAIL("no error for an SBUF region past the buffer");
+    } catch (const std::runtime_error& e) {
+        const std::string m = e.what();
+        CHECK_THAT(m, Catch::Contains("instruction 2 (past the end) on core 1 touches SBUF partitions [0, 128)"));
+        CHECK_THAT(m, Catch::Contains("outside the 128 x " + std::to_string(cfg.hw.sbuf.bytes_per_partition) + " B buffer"));
+    }
+}
