@@ -56,7 +56,7 @@ struct CoreScheduler {
     void run() {
         const auto& ins = trace.instructions();
         std::vector<uint32_t> mine;
-        // Each instruction's engine, read for every dependency edge: the successor's 248-byte
+        // Each instruction's engine, read for every dependency edge: the successor's 256-byte
         // Instruction is far from the one just scheduled, and at C=1024 the trace outgrows the
         // caches, so one cold line per edge cost a third of this pass.
         std::vector<Engine> engine_of(ins.size());
