@@ -8,28 +8,29 @@ namespace bnsim {
 Sbuf::Sbuf(sc_core::sc_module_name name, const SbufParams& p, uint8_t core)
     : sc_core::sc_module(name), p_(p), core_(core) {}
 
+void note_sbuf_peak(const Instruction& in, const Region& r, std::vector<uint64_t>& peak) {
+    if (r.space == Space::Sbuf && r.core == in.core && r.core < peak.size())
+        peak[r.core] = std::max<uint64_t>(peak[r.core], r.byte_hi);
+}
+
+std::vector<uint64_t> sbuf_highest_bytes(const Trace& trace) {
+    std::vector<uint64_t> peak(size_t(std::max(1, trace.num_cores)), 0);
+    for (const auto& in : trace.instructions()) {
+        in.for_each_read([&](const Region& r) { note_sbuf_peak(in, r, peak); });
+        in.for_each_write([&](const Region& w) { note_sbuf_peak(in, w, peak); });
+    }
+    return peak;
+}
+
 void check_sbuf_access(const SbufParams& p, const Instruction& in, const Region& r, std::vector<uint64_t>& peak) {
-    if (r.space != Space::Sbuf || r.core != in.core) return;  // a peer's buffer is its own core's to check
+    if (r.space != Space::Sbuf || r.core != in.core) return;
     if (r.row_hi > uint32_t(p.partitions) || r.byte_hi > p.bytes_per_partition)
         throw std::runtime_error("instruction " + std::to_string(in.id) + " (" + in.tag.what + ") on core " +
                                  std::to_string(r.core) + " touches SBUF partitions [" + std::to_string(r.row_lo) +
                                  ", " + std::to_string(r.row_hi) + ") bytes [" + std::to_string(r.byte_lo) + ", " +
                                  std::to_string(r.byte_hi) + ") outside the " + std::to_string(p.partitions) + " x " +
                                  std::to_string(p.bytes_per_partition) + " B buffer");
-    if (r.core < peak.size() && r.byte_hi > peak[r.core]) peak[r.core] = r.byte_hi;
-}
-
-uint64_t sbuf_highest_byte(const Trace& trace, uint8_t core) {
-    uint64_t peak = 0;
-    auto note = [&](const Region& r) {
-        if (r.space == Space::Sbuf && r.core == core) peak = std::max<uint64_t>(peak, r.byte_hi);
-    };
-    for (const auto& in : trace.instructions()) {
-        if (in.core != core) continue;
-        in.for_each_read(note);
-        in.for_each_write(note);
-    }
-    return peak;
+    note_sbuf_peak(in, r, peak);
 }
 
 void Sbuf::engine_access(const Instruction& ins) {

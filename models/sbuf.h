@@ -16,12 +16,13 @@
 
 namespace bnsim {
 
-// The highest SBUF byte (per partition) any instruction of `core` touches.
-uint64_t sbuf_highest_byte(const Trace& trace, uint8_t core);
-
-// One region `in` touches: if it is in the SBUF of `in`'s own core, throws std::runtime_error
-// naming the instruction when it lies outside `p`'s partitions x bytes, else raises peak[core] to
-// its highest byte. `peak` has an entry per core.
+// One region `in` touches: if it is in the SBUF of `in`'s own core (a peer's buffer is its own
+// core's to count), raises peak[core] to its highest byte. `peak` has an entry per core.
+void note_sbuf_peak(const Instruction& in, const Region& r, std::vector<uint64_t>& peak);
+// Per core, the highest SBUF byte (per partition) any of its instructions touches, in one pass.
+std::vector<uint64_t> sbuf_highest_bytes(const Trace& trace);
+// note_sbuf_peak, after checking the region: throws std::runtime_error naming the instruction
+// when it lies outside `p`'s partitions x bytes.
 void check_sbuf_access(const SbufParams& p, const Instruction& in, const Region& r, std::vector<uint64_t>& peak);
 
 class Sbuf : public sc_core::sc_module {

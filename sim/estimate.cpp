@@ -55,6 +55,7 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
                 engines[size_t(c)][size_t(e)].busy_ns += sched.est_occupy[id];
     res.kernel_ns = end;
     res.latency_ns = end + hw.launch.fixed_ns;
+    const std::vector<uint64_t> sbuf_peak = sbuf_highest_bytes(trace);
     for (int c = 0; c < trace.num_cores; ++c) {
         const std::string core = "core" + std::to_string(c);
         for (Engine e : kAllEngines) res.units[core + "." + engine_name(e)] = engines[size_t(c)][size_t(e)];
@@ -62,7 +63,7 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
         for (size_t k = 0; k < dma.engine_busy_ns.size(); ++k)
             res.units[core + ".dma_engine" + std::to_string(k)] = UnitStats{dma.engine_busy_ns[k], dma.engine_descriptors[k]};
         res.units[core + ".dge"] = UnitStats{dma.dge_busy_ns, 0};
-        res.sbuf_peak_bytes.push_back(sbuf_highest_byte(trace, uint8_t(c)));
+        res.sbuf_peak_bytes.push_back(sbuf_peak[size_t(c)]);
         std::vector<std::vector<uint32_t>> streams(sched.cores[size_t(c)].begin(), sched.cores[size_t(c)].end());
         res.streams.push_back(streams);
     }
