@@ -65,12 +65,11 @@ std::string blocked_report(const Trace& trace, const Scoreboard& sb, const Logic
 
 }  // namespace
 
-// A trace that needs more of the hardware than the config gives is a config problem: say which
-// parameter, before anything is elaborated.
-// What the trace asks of the hardware, checked in one pass before the run: its DMA queues exist
-// and its SBUF regions lie inside each core's buffer. Returns each core's SBUF peak (the highest
-// byte any instruction touches), which the report shows. One pass, not one per check: at C=1024
-// each pass reads 17 MB of instructions and operand lists.
+// What the trace asks of the hardware, checked in one pass before anything is elaborated: its
+// DMA queues exist (too few is a config problem: say which parameter) and its SBUF regions lie
+// inside each core's buffer. Returns each core's SBUF peak (the highest byte any instruction
+// touches), which the report shows. One pass, not one per check: at C=1024 each pass reads 17 MB
+// of instructions and operand lists.
 static std::vector<uint64_t> check_trace_fits_hardware(const HwConfig& hw, const Trace& trace) {
     std::vector<uint64_t> sbuf_peak(size_t(std::max(1, trace.num_cores)), 0);
     for (const auto& ins : trace.instructions()) {

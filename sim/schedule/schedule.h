@@ -22,7 +22,8 @@ namespace bnsim {
 struct Schedule {
     std::vector<CoreStreams> cores;  // [core][engine] -> instruction ids in execution order
     // The list scheduler's own estimate of each instruction's start and result time (ns); empty
-    // for program_order and for ScheduleDetail::streams. Diagnostics only: the SystemC models decide the real times.
+    // for program_order and for ScheduleDetail::streams. Diagnostics only: the SystemC models
+    // decide the real times.
     std::vector<double> est_start, est_end;
     // The rest of its timeline, for `bnsim run --estimate` (list only): when each instruction
     // reached the head of its stream (its engine's previous instruction ended), the dependency
