@@ -118,7 +118,8 @@ std::vector<ChannelResult> check_all_channels(const Params& p, const BnInputs& i
     std::vector<ChannelResult> ch(size_t(p.shape.C));
     const int64_t B = p.shape.B, C = p.shape.C;
     const size_t S = size_t(p.shape.spatial()), ds = size_t(dtype_size(p.dtype));
-    for (int k = 0; k * kPMax < C; ++k) applied.tile(k);  // made before the threads read them
+    if (p.fuse_relu)  // only a fused ReLU applies a mask; the record is made before the threads read it
+        for (int k = 0; k * kPMax < C; ++k) applied.tile(k);
     for_each_channel(0, C, [&](int64_t c) {
         thread_local std::vector<uint8_t> mask, ap;
         ChannelData d;  // dy, x and dx read in place: channel c's rows are C rows apart
