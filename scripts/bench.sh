@@ -32,7 +32,7 @@ cmds=("$bnsim" run configs/calibration/m1_dma_copy.yaml)
 for C in "${sizes[@]}"; do
   cmds+=(--- "$bnsim" run configs/default.yaml --set shape.C=$C --set shape.D=16 --json)
 done
-python3 scripts/bench/min_time.py "$n" "$tmp/out" "${cmds[@]}" > "$tmp/times"
+python3 scripts/bench/min_time.py --raw "$tmp/raw" "$n" "$tmp/out" "${cmds[@]}" > "$tmp/times"
 read -r start_s start_cpu start_kib < <(sed -n 1p "$tmp/times")
 echo "process start-up (bnsim run on a one-instruction config): ${start_s} s wall, ${start_cpu} s CPU, ${start_kib} KiB"
 echo
@@ -52,16 +52,35 @@ print(f"| {C} | {ins:,} | {lat / 1e6:.1f} ms | {wall * 1e3:.1f} ms | {cpu * 1e3:
 PY
   if [ "$C" -ge 256 ]; then echo "$C $wall $cpu" >> "$tmp/fit"; fi
 done
-python3 - "$start_s" "$start_cpu" "$tmp/fit" <<'PY'
-import math, sys
+python3 - "$start_s" "$start_cpu" "$tmp/fit" "$tmp/raw" "${sizes[*]}" <<'PY'
+import math, statistics, sys
 start = (float(sys.argv[1]), float(sys.argv[2]))
 pts = [tuple(map(float, l.split())) for l in open(sys.argv[3]) if l.strip()]
-def exponent(col):
-    xs = [math.log(p[0]) for p in pts]
-    ys = [math.log(max(p[col] - start[col - 1], 1e-3)) for p in pts]
+def fit(cs, ts, t0):
+    """Least-squares slope of log(t - t0) against log C."""
+    xs = [math.log(c) for c in cs]
+    ys = [math.log(max(t - t0, 1e-3)) for t in ts]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+def exponent(col):
+    return fit([p[0] for p in pts], [p[col] for p in pts], start[col - 1])
 print(f"\nscaling over C = 256...1024, start-up subtracted: wall ~ C^{exponent(1):.2f}, CPU ~ C^{exponent(2):.2f}")
+# The same fit within each round (command 0 is the start-up run, command k + 1 the k-th size):
+# its spread is how far the machine's noise moves the figure above.
+sizes = [int(c) for c in sys.argv[5].split()]
+rounds = {}
+for line in open(sys.argv[4]):
+    r, k, wall = line.split()[:3]
+    rounds.setdefault(int(r), {})[int(k)] = float(wall)
+per = []
+for runs in rounds.values():
+    big = [(c, runs[k + 1]) for k, c in enumerate(sizes) if c >= 256 and k + 1 in runs]
+    if 0 in runs and len(big) >= 2 and all(t > runs[0] for _, t in big):
+        per.append(fit([c for c, _ in big], [t for _, t in big], runs[0]))
+if len(per) >= 4:
+    q = statistics.quantiles(per, n=4)
+    print(f"the wall fit within each of {len(per)} rounds: median C^{statistics.median(per):.2f}, "
+          f"middle half C^{q[0]:.2f}...{q[2]:.2f}")
 PY
 
 echo
