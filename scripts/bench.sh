@@ -6,7 +6,9 @@
 #   1. bnsim run on B=64 D=16 H=64 W=64 at C = 64 ... 1024: wall time, peak RSS, simulated device
 #      time per wall second, instructions per wall second, and the scaling exponent of wall time
 #      in C fitted over C=256...1024 with process start-up (the wall time of a one-instruction
-#      config, configs/calibration/m1_dma_copy.yaml) subtracted.
+#      config, configs/calibration/m1_dma_copy.yaml) subtracted: once from each size's minimum,
+#      and once within each round (runs made a fraction of a second apart), whose median does
+#      not move when a burst of noise from elsewhere on the machine covers one size's runs.
 #   2. bnsim validate on the seed shape next to PyTorch's fp32 BatchNorm backward on the same
 #      shape (Debian's python3-torch, one thread, the backward op alone; scripts/bench/), start-up
 #      excluded on both sides.
@@ -18,20 +20,16 @@ n=${BENCH_N:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# min_of CMD...: runs CMD n times (stdout to $tmp/out) and prints "wall_s cpu_s peak_kib", each
-# the minimum over the runs (scripts/bench/min_time.py: a perf_counter wall clock, not
-# /usr/bin/time's 10 ms one); cpu = user + system time, which other processes disturb less than
-# wall time.
-min_of() {
-  python3 scripts/bench/min_time.py "$n" "$tmp/out" "$@"
-}
-
-# The start-up run and the five shapes, round-robin (min_time.py), so noise falls on all alike.
+# The start-up run, the five shapes and validate, round-robin (scripts/bench/min_time.py: a
+# perf_counter wall clock, not /usr/bin/time's 10 ms one; each figure "wall_s cpu_s peak_kib" the
+# minimum over the runs, cpu = user + system time), so a stretch of noise falls on all alike and
+# each command's runs are spread over the whole benchmark, not over a few seconds of it.
 sizes=(64 128 256 512 1024)
 cmds=("$bnsim" run configs/calibration/m1_dma_copy.yaml)
 for C in "${sizes[@]}"; do
   cmds+=(--- "$bnsim" run configs/default.yaml --set shape.C=$C --set shape.D=16 --json)
 done
+cmds+=(--- "$bnsim" validate configs/default.yaml)
 python3 scripts/bench/min_time.py --raw "$tmp/raw" "$n" "$tmp/out" "${cmds[@]}" > "$tmp/times"
 read -r start_s start_cpu start_kib < <(sed -n 1p "$tmp/times")
 echo "process start-up (bnsim run on a one-instruction config): ${start_s} s wall, ${start_cpu} s CPU, ${start_kib} KiB"
@@ -86,7 +84,7 @@ PY
 echo
 echo "| seed shape B=64 C=64 H=64 W=64 | wall | CPU | peak RSS |"
 echo "|---|---|---|---|"
-read -r vwall vcpu vkib < <(min_of "$bnsim" validate configs/default.yaml)
+read -r vwall vcpu vkib < <(sed -n "$((${#sizes[@]} + 2))p" "$tmp/times")
 python3 - "$vwall" "$vcpu" "$start_s" "$start_cpu" "$vkib" <<'PY'
 import sys
 wall, cpu, sw, sc, kib = map(float, sys.argv[1:6])
