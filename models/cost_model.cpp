@@ -63,7 +63,7 @@ CostModel::CostModel(const HwConfig& hw) : hw_(hw) {
     for (uint32_t i = 0; i < hw.costs.size(); ++i) {
         const CostEntry& r = hw.costs[i];
         uint8_t mask = 0;
-        for (DType d : {DType::bf16, DType::fp32, DType::u8})
+        for (DType d : {DType::bf16, DType::fp32, DType::u8, DType::fp16, DType::i32})
             if (r.dtype == "any" || r.dtype == dtype_name(d)) mask |= dtype_bit(d);
         dtype_mask_.push_back(mask);
         candidates_[size_t(r.engine)][size_t(r.opcode)].push_back(i);

@@ -229,6 +229,7 @@ BNSIM_VECTOR_CLONES void load_elems(const uint8_t* src, DType dt, size_t n, floa
     case DType::u8:
         for (size_t j = 0; j < n; ++j) out[j] = float(src[j]);
         return;
+    default: throw std::logic_error(std::string("numerics: ") + dtype_name(dt) + " is not modelled");
     }
 }
 
@@ -253,6 +254,7 @@ BNSIM_VECTOR_CLONES void store_elems(const float* in, DType dt, size_t n, uint8_
             dst[j] = uint8_t(v <= 0 ? 0 : v >= 255 ? 255 : v);
         }
         return;
+    default: throw std::logic_error(std::string("numerics: ") + dtype_name(dt) + " is not modelled");
     }
 }
 

@@ -37,6 +37,7 @@ inline void alu_loops(AluOp op, float* a, B b, size_t n) {
     case AluOp::mult: return each(a, b, n, [](float x, float y) { return x * y; });
     case AluOp::max: return each(a, b, n, [](float x, float y) { return x > y ? x : y; });
     case AluOp::is_gt: return each(a, b, n, [](float x, float y) { return x > y ? 1.0f : 0.0f; });
+    default: throw std::logic_error(std::string("numerics: the ALU op ") + alu_name(op) + " is not modelled");
     }
 }
 
@@ -59,6 +60,7 @@ inline void act(ActFunc f, float* v, size_t n) {
     case ActFunc::relu:
         for (size_t k = 0; k < n; ++k) v[k] = v[k] > 0.0f ? v[k] : 0.0f;
         return;
+    default: throw std::logic_error(std::string("numerics: the activation function ") + act_func_name(f) + " is not modelled");
     }
 }
 
@@ -369,6 +371,8 @@ void FunctionalExecutor::compute(const Instruction& ins, Pending& p, bool stage)
         });
         break;
     }
+    default:
+        throw std::logic_error(std::string("numerics: ") + opcode_name(ins.opcode) + " is not modelled (timing and hazards only)");
     }
     if (!stage) return;
     p.staged = true;

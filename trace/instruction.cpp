@@ -3,6 +3,7 @@
 namespace bnsim {
 
 std::string nki_source_location(const std::string& function, const Tag& tag) {
+    if (tag.source) return tag.source;
     std::string s = function + ":";
     if (tag.phase > 0) s += "phase" + std::to_string(tag.phase) + ".";
     for (const char* c = tag.what; *c; ++c) s += *c == ' ' ? '_' : *c;
@@ -20,6 +21,11 @@ const char* opcode_name(Opcode op) {
     case Opcode::TensorCopy: return "tensor_copy";
     case Opcode::NcStreamShuffle: return "nc_stream_shuffle";
     case Opcode::SendRecv: return "sendrecv";
+    case Opcode::Memset: return "memset";
+    case Opcode::Iota: return "iota";
+    case Opcode::Reciprocal: return "reciprocal";
+    case Opcode::NcMatmul: return "nc_matmul";
+    case Opcode::NcTranspose: return "nc_transpose";
     }
     return "?";
 }
@@ -39,8 +45,23 @@ const char* alu_name(AluOp op) {
     case AluOp::mult: return "mult";
     case AluOp::max: return "max";
     case AluOp::is_gt: return "is_gt";
+    case AluOp::min: return "min";
+    case AluOp::divide: return "divide";
+    case AluOp::is_ge: return "is_ge";
+    case AluOp::is_lt: return "is_lt";
+    case AluOp::is_le: return "is_le";
+    case AluOp::is_equal: return "is_equal";
+    case AluOp::not_equal: return "not_equal";
+    case AluOp::pow: return "pow";
+    case AluOp::abs_max: return "abs_max";
     }
     return "?";
+}
+
+std::optional<AluOp> alu_from_name(const std::string& s) {
+    for (int i = 0; i < kNumAluOps; ++i)
+        if (s == alu_name(AluOp(i))) return AluOp(i);
+    return std::nullopt;
 }
 
 const char* act_func_name(ActFunc f) {
@@ -50,13 +71,24 @@ const char* act_func_name(ActFunc f) {
     case ActFunc::exp: return "exp";
     case ActFunc::sigmoid: return "sigmoid";
     case ActFunc::relu: return "relu";
+    case ActFunc::tanh: return "tanh";
+    case ActFunc::gelu: return "gelu";
+    case ActFunc::silu: return "silu";
+    case ActFunc::square: return "square";
+    case ActFunc::sqrt: return "sqrt";
+    case ActFunc::log: return "log";
+    case ActFunc::reciprocal: return "reciprocal";
+    case ActFunc::softplus: return "softplus";
+    case ActFunc::gelu_apprx_tanh: return "gelu_apprx_tanh";
+    case ActFunc::abs: return "abs";
+    case ActFunc::sign: return "sign";
     }
     return "?";
 }
 
 std::optional<ActFunc> act_func_from_name(const std::string& s) {
-    for (ActFunc f : {ActFunc::copy, ActFunc::rsqrt, ActFunc::exp, ActFunc::sigmoid, ActFunc::relu})
-        if (s == act_func_name(f)) return f;
+    for (int i = 0; i < kNumActFuncs; ++i)
+        if (s == act_func_name(ActFunc(i))) return ActFunc(i);
     return std::nullopt;
 }
 

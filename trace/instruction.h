@@ -15,6 +15,14 @@
 //   tensor_copy            [in]                     [out]
 //   nc_stream_shuffle      [in]                     [out]             partitions moved in->out
 //   sendrecv               [send, peer's send]      [recv]            peer_core, pipe
+//   memset                 []                       [out]             scalar[0]=value
+//   iota                   []                       [out]             (index values; GpSimd)
+//   reciprocal             [in]                     [out]
+//   nc_matmul              [stationary, moving]     [psum out]        psum_accumulate: adds to out
+//   nc_transpose           [in]                     [out]             PE: into PSUM; DVE: 32x32 blocks
+//
+// A matmul contracts over the partitions of its two inputs: stationary [K, M], moving [K, N]
+// give out [M, N]; `partitions` is K and `free_elems` N, the columns the moving tensor streams.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -37,17 +45,29 @@ enum class Opcode : uint8_t {
     TensorCopy,
     NcStreamShuffle,
     SendRecv,
+    Memset,
+    Iota,
+    Reciprocal,
+    NcMatmul,
+    NcTranspose,
 };
-constexpr int kNumOpcodes = 9;
+constexpr int kNumOpcodes = 14;
 
 const char* opcode_name(Opcode op);
 std::optional<Opcode> opcode_from_name(const std::string& s);
 
 // ALU operations of the Vector/Scalar engines. `rsubtract` is b - a (NKI's reverse flag).
-enum class AluOp : uint8_t { bypass, add, subtract, rsubtract, mult, max, is_gt };
+// The ops after is_gt appear only in traced NKI kernels (no numerics model them).
+enum class AluOp : uint8_t { bypass, add, subtract, rsubtract, mult, max, is_gt, min, divide, is_ge, is_lt, is_le,
+                             is_equal, not_equal, pow, abs_max };
+constexpr int kNumAluOps = 16;
 const char* alu_name(AluOp op);
+std::optional<AluOp> alu_from_name(const std::string& s);
 
-enum class ActFunc : uint8_t { copy, rsqrt, exp, sigmoid, relu };
+// The functions after relu appear only in traced NKI kernels (no numerics model them).
+enum class ActFunc : uint8_t { copy, rsqrt, exp, sigmoid, relu, tanh, gelu, silu, square, sqrt, log, reciprocal,
+                               softplus, gelu_apprx_tanh, abs, sign };
+constexpr int kNumActFuncs = 16;
 const char* act_func_name(ActFunc f);
 std::optional<ActFunc> act_func_from_name(const std::string& s);
 
@@ -86,19 +106,24 @@ struct DmaInfo {
 };
 
 // Where in the kernel an instruction sits: used by reports and the timeline only.
+// Laid out largest first (32 bytes), so it keeps Instruction at four cache lines.
 struct Tag {
-    int8_t phase = 0;        // 0 = none / setup, 1, 2
+    const char* what = "";   // short role, e.g. "load dy", "dbeta readout"
+    // The kernel source line that issued it ("file.py:42"), for traces read from a file or an
+    // NKI kernel's source; nullptr for the C++ generators (derived from the tag instead).
+    const char* source = nullptr;
     int32_t unit = -1;       // walk index of the work unit, -1 outside the walk
     int16_t slot = -1;       // multibuffer slot, -1 if single buffered
     int16_t ctile = -1;      // channel tile
-    const char* what = "";   // short role, e.g. "load dy", "dbeta readout"
     uint16_t role = 0;       // the kernel's own role enum, for its numerics (0: none)
+    int8_t phase = 0;        // 0 = none / setup, 1, 2
 };
 
 // The NKI source location an instruction models, so a simulated run and a real profile's
 // instructions (Neuron Explorer's nki_source_location) can be joined: the kernel function and
 // the tag's step, "function:phase<N>.<step>" (phase 0: "function:<step>"), spaces in the step as
-// '_', e.g. "vector_add:load_a". Derived from the tag when asked, so generators pay nothing.
+// '_', e.g. "vector_add:load_a". Derived from the tag when asked, so generators pay nothing; a
+// tag that carries its source line (a traced NKI kernel) gives that line instead.
 std::string nki_source_location(const std::string& function, const Tag& tag);
 
 // Laid out for the passes over the trace: each instruction starts a 64-byte cache line (256
@@ -120,6 +145,7 @@ struct alignas(64) Instruction {
     AluOp alu[2] = {AluOp::bypass, AluOp::bypass};
     Accumulate accumulate = Accumulate::none;
     bool acc_readout = false;  // activation also writes its reduce registers to dsts[1]
+    bool psum_accumulate = false;  // nc_matmul adds into dsts[0] (so reads it) instead of overwriting
     uint64_t free_elems = 0;
     DmaInfo dma;
     uint8_t peer_core = 0;  // sendrecv
@@ -161,6 +187,7 @@ constexpr uint32_t kAccRegRows = 128;
 template <typename F>
 void Instruction::for_each_read(F&& f) const {
     for (const auto& s : srcs) f(s.region);
+    if (psum_accumulate) f(dsts[0].region);
     for (const auto& sc : scalar)
         if (sc.column) f(sc.column->region);
     if (accumulate == Accumulate::accumulate || (acc_readout && accumulate == Accumulate::none))

@@ -1,5 +1,6 @@
 #include "trace/trace.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace bnsim {
@@ -9,6 +10,13 @@ uint32_t Trace::add_tensor(HbmTensor t, uint64_t align) {
     next_addr_ = (next_addr_ + align - 1) / align * align;
     t.base_addr = next_addr_;
     next_addr_ += t.bytes();
+    tensors_.push_back(std::move(t));
+    return tensors_.back().id;
+}
+
+uint32_t Trace::add_placed_tensor(HbmTensor t) {
+    t.id = uint32_t(tensors_.size());
+    next_addr_ = std::max(next_addr_, t.base_addr + t.bytes());
     tensors_.push_back(std::move(t));
     return tensors_.back().id;
 }
@@ -57,6 +65,12 @@ TraceStats compute_stats(const Trace& trace) {
             if (o.region.space == Space::Hbm) s.hbm_write_bytes += o.region.bytes();
     }
     return s;
+}
+
+const char* Trace::keep_string(const std::string& s) {
+    if (!strings_) strings_ = std::make_shared<std::deque<std::string>>();
+    strings_->push_back(s);
+    return strings_->back().c_str();
 }
 
 }  // namespace bnsim

@@ -2,6 +2,8 @@
 // A kernel's instruction trace: HBM tensors, and instructions in program order for every core.
 // Kernels append instructions; derive_dependencies() then adds the RAW/WAR/WAW edges.
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,9 @@ public:
 
     // Registers an HBM tensor; addresses are assigned contiguously, aligned to `align` bytes.
     uint32_t add_tensor(HbmTensor t, uint64_t align = 4096);
+    // Registers a tensor at the address it carries (a trace read from a file); the caller keeps
+    // tensors in address order without overlaps.
+    uint32_t add_placed_tensor(HbmTensor t);
     const std::vector<HbmTensor>& tensors() const { return tensors_; }
     const HbmTensor& tensor(uint32_t id) const { return tensors_.at(id); }
     const HbmTensor* find_tensor(const std::string& name, int owner_core = -1) const;
@@ -48,7 +53,12 @@ public:
     // Region of a whole HBM tensor, or of rows [r0, r1) and bytes [b0, b1) of it.
     Region hbm(uint32_t tensor, uint64_t r0, uint64_t r1, uint64_t b0, uint64_t b1) const;
 
+    // A string that lives as long as the trace (and its copies): the tag texts of a trace read
+    // from a file, whose instructions point at them as the generators' tags point at literals.
+    const char* keep_string(const std::string& s);
+
 private:
+    std::shared_ptr<std::deque<std::string>> strings_;
     std::vector<HbmTensor> tensors_;
     std::vector<Instruction> instrs_;
     uint64_t next_addr_ = 0;

@@ -11,6 +11,8 @@ json region_json(const Trace& trace, const Region& r) {
     j["space"] = space_name(r.space);
     if (r.space == Space::Hbm) {
         j["tensor"] = trace.tensor(r.buffer).name;
+        // The issuing core: it tells apart the cores' private staging tensors of one name.
+        j["core"] = r.core;
         j["rows"] = {r.row_lo, r.row_hi};
     } else {
         j["core"] = r.core;
@@ -77,6 +79,12 @@ json instruction_json(const Trace& trace, const Instruction& ins) {
         j["pipe"] = ins.pipe;
         j["dge"] = dge_name(ins.dma.dge);
         break;
+    case Opcode::Memset:
+        j["value"] = ins.scalar[0].imm;
+        break;
+    case Opcode::NcMatmul:
+        j["accumulate"] = ins.psum_accumulate;
+        break;
     default: break;
     }
     json tag;
@@ -94,6 +102,8 @@ json instruction_json(const Trace& trace, const Instruction& ins) {
 void write_trace_jsonl(const Trace& trace, std::ostream& out, const nlohmann::ordered_json& header_extra,
                        const InstructionAnnotator& annotate) {
     json head;
+    head["format"] = kTraceFormat;
+    head["version"] = kTraceFormatVersion;
     head["kernel"] = trace.kernel;
     head["cores"] = trace.num_cores;
     json tensors = json::array();
@@ -107,6 +117,8 @@ void write_trace_jsonl(const Trace& trace, std::ostream& out, const nlohmann::or
         tj["row_bytes"] = t.row_bytes;
         tj["addr"] = t.base_addr;
         if (t.owner_core >= 0) tj["owner_core"] = t.owner_core;
+        if (t.is_input) tj["input"] = true;
+        if (t.is_output) tj["output"] = true;
         tensors.push_back(tj);
     }
     head["tensors"] = tensors;

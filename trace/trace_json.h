@@ -9,6 +9,11 @@
 
 namespace bnsim {
 
+// The trace file format (docs/trace-format.md): its name and version, in every file's header.
+// A reader refuses another name and a version it does not know.
+inline constexpr const char* kTraceFormat = "bnsim-trace";
+inline constexpr int kTraceFormatVersion = 1;
+
 nlohmann::ordered_json region_json(const Trace& trace, const Region& r);
 nlohmann::ordered_json instruction_json(const Trace& trace, const Instruction& ins);
 // Writes a header line describing the tensors (plus the caller's header_extra keys, e.g. the

@@ -143,7 +143,7 @@ std::vector<T> names_list(ConfigNode& row, const std::string& key, const std::ve
 }
 
 AluOp alu_from(const std::string& s) {
-    for (int i = 0; i <= int(AluOp::is_gt); ++i)
+    for (int i = 0; i < kNumAluOps; ++i)
         if (s == alu_name(AluOp(i))) return AluOp(i);
     return AluOp::bypass;
 }
@@ -151,8 +151,8 @@ DType dtype_from(const std::string& s) { return *dtype_from_name(s); }
 
 // The optional key dimensions of a cost row (see CostEntry).
 void parse_cost_key(ConfigNode& row, CostEntry& e) {
-    std::vector<std::string> alus, dtypes = {"bfloat16", "float32", "uint8"};
-    for (int i = 1; i <= int(AluOp::is_gt); ++i) alus.push_back(alu_name(AluOp(i)));
+    std::vector<std::string> alus, dtypes = {"bfloat16", "float32", "uint8", "float16", "int32"};
+    for (int i = 1; i < kNumAluOps; ++i) alus.push_back(alu_name(AluOp(i)));
     if (row.has("alu")) e.alu = names_list<AluOp>(row, "alu", alus, alu_from);
     else row.raw("alu");
     if (row.has("in")) e.in = names_list<DType>(row, "in", dtypes, dtype_from);

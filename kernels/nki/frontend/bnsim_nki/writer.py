@@ -1,0 +1,139 @@
+"""Writing the recorded kernel as a trace file (docs/trace-format.md, version 1).
+
+HBM regions are rectangles of a tensor viewed as [rows, row_bytes]. The view of each tensor is
+chosen once every access to it is known: of the splits of its shape (row length = a suffix
+product of its dimensions, or one element), the one whose rectangles cover the fewest bytes no
+access touches, then the one whose rows line up with the on-chip side's partitions. An access
+that is still not a rectangle is written as its bounding rectangle and counted in the header.
+"""
+
+import json
+import math
+
+from . import ops
+from .core import REC, SBUF, PSUM
+
+FORMAT, VERSION = "bnsim-trace", 1
+
+
+def split(access, row_elems):
+    """(row_lo, row_hi, col_lo, col_hi) in elements of the access viewed with rows of
+    row_elems, and how many elements the rectangle covers beyond those accessed."""
+    off, pattern = access.offset, [(s, n) for s, n in access.pattern if n > 1 and s != 0]
+    R = row_elems
+    cols = [(s, n) for s, n in pattern if s % R]
+    rows = [(s // R, n) for s, n in pattern if s % R == 0]
+    c_lo = off % R
+    c_hi = c_lo + sum(s * (n - 1) for s, n in cols)
+    if c_hi < R:
+        r_lo = off // R
+        r_hi = r_lo + sum(s * (n - 1) for s, n in rows)
+    else:
+        lin_hi = off + sum(s * (n - 1) for s, n in pattern)
+        r_lo, r_hi = off // R, lin_hi // R
+        c_lo, c_hi = (0, R - 1) if r_hi > r_lo else (off % R, lin_hi % R)
+    count = 1
+    for _, n in pattern:
+        count *= n
+    return (r_lo, r_hi + 1, c_lo, c_hi + 1), (r_hi - r_lo + 1) * (c_hi - c_lo + 1) - count
+
+
+def choose_views():
+    inexact = 0
+    for t in REC.tensors:
+        cands = sorted({1} | {math.prod(t.shape[k:]) for k in range(len(t.shape))})
+        best = None
+        for R in cands:
+            if t.elems % R:
+                continue
+            over = mismatch = 0
+            for acc, parts in t.accesses:
+                (r0, r1, _, _), o = split(acc, R)
+                over += o
+                mismatch += (r1 - r0) != parts
+            key = (over, mismatch, -R)
+            if best is None or key < best[0]:
+                best = (key, R)
+        t.view_row_elems = best[1] if best else t.elems
+        inexact += sum(1 for acc, _ in t.accesses if split(acc, t.view_row_elems)[1] > 0)
+    return inexact
+
+
+def region(acc, dtype, core):
+    st = acc.storage
+    ds = st.dtype.size
+    if st.on_chip:
+        (p0, p1, c0, c1), _ = split(acc, st.partition_stride)
+        space = "sbuf" if st.buffer is SBUF else "psum"
+        return {"space": space, "core": core, "partitions": [st.p0 + p0, st.p0 + p1],
+                "bytes": [st.addr + c0 * ds, st.addr + c1 * ds], "dtype": dtype.name}
+    (r0, r1, c0, c1), _ = split(acc, st.view_row_elems)
+    return {"space": "hbm", "tensor": st.name, "core": core, "rows": [r0, r1], "bytes": [c0 * ds, c1 * ds],
+            "dtype": dtype.name}
+
+
+def scalar(v, core):
+    return v if isinstance(v, float) else region(v[0], v[1], core)
+
+
+def write(out, kernel_name, info):
+    # Every HBM access, with the partition count of its instruction's on-chip side.
+    for ins in REC.instructions:
+        for acc, _ in ins.reads + ins.writes:
+            if not acc.storage.on_chip:
+                acc.storage.accesses.append((acc, ins.partitions))
+    info = dict(info)
+    info["inexact_hbm_regions"] = choose_views()
+    info["sbuf_peak_bytes_per_partition"] = REC.sbuf_peak
+    info["psum_peak_banks"] = REC.psum_peak // REC.psum_bank
+    addr, tensors = 0, []
+    for t in REC.tensors:
+        addr = (addr + 4095) // 4096 * 4096
+        R = t.view_row_elems
+        d = {"id": t.id, "name": t.name, "dtype": t.dtype.name, "shape": list(t.shape), "rows": t.elems // R,
+             "row_bytes": R * t.dtype.size, "addr": addr}
+        if t.core is not None:
+            d["owner_core"] = t.core
+        if t.is_input:
+            d["input"] = True
+        if t.is_output:
+            d["output"] = True
+        tensors.append(d)
+        addr += t.elems * t.dtype.size
+    head = {"format": FORMAT, "version": VERSION, "kernel": kernel_name, "cores": REC.num_cores,
+            "tensors": tensors, "instructions": len(REC.instructions), "info": info}
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+    out.write(dumps(head) + "\n")
+    for i, ins in enumerate(REC.instructions):
+        c = ins.core
+        d = {"id": i, "core": c, "engine": ins.engine, "opcode": ins.opcode, "partitions": ins.partitions,
+             "free": ins.free, "reads": [region(a, dt, c) for a, dt in ins.reads],
+             "writes": [region(a, dt, c) for a, dt in ins.writes]}
+        f = ins.fields
+        if ins.opcode == "activation":
+            d["func"], d["scale"], d["bias"] = f["func"], scalar(f["scale"], c), scalar(f["bias"], c)
+            if "accumulate" in f:
+                d["accumulate"] = f["accumulate"]
+            if f.get("readout"):
+                d["readout"] = True
+        elif ins.opcode == "tensor_scalar":
+            d["op0"], d["scalar0"] = f["op0"], scalar(f["scalar0"], c)
+            if "op1" in f:
+                d["op1"], d["scalar1"] = f["op1"], scalar(f["scalar1"], c)
+        elif ins.opcode == "scalar_tensor_tensor":
+            d["op0"], d["scalar"], d["op1"] = f["op0"], scalar(f["scalar"], c), f["op1"]
+        elif ins.opcode in ("tensor_tensor", "tensor_reduce"):
+            d["op"] = f["op"]
+        elif ins.opcode == "dma_copy":
+            d["dge"], d["queue"] = f["dge"], f["queue"]
+        elif ins.opcode == "memset":
+            d["value"] = f["value"]
+        elif ins.opcode == "nc_matmul":
+            d["accumulate"] = bool(f["accumulate"])
+        tag = {"phase": 0}
+        if ins.unit >= 0:
+            tag["unit"] = ins.unit
+        tag["what"] = ins.what
+        tag["nki_source_location"] = ins.location
+        d["tag"] = tag
+        out.write(dumps(d) + "\n")
