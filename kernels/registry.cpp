@@ -11,6 +11,12 @@ const KernelEntry& activation_entry();
 const KernelEntry& vector_op_entry();
 const KernelEntry& vector_add_entry();
 }  // namespace cal
+namespace nki {
+const KernelEntry& nki_entry();
+}
+namespace tracefile {
+const KernelEntry& trace_file_entry();
+}
 
 namespace {
 
@@ -22,6 +28,9 @@ const std::vector<const KernelEntry*>& registry() {
         &cal::activation_entry(),
         &cal::vector_op_entry(),
         &cal::vector_add_entry(),
+        // Kernels from outside the C++ generators: NKI source, and trace files.
+        &nki::nki_entry(),
+        &tracefile::trace_file_entry(),
     };
     return entries;
 }

@@ -1,0 +1,198 @@
+// The `nki` kernel: any NKI kernel, traced from its Python source by the frontend
+// (kernels/nki/frontend) in a child process. A run config names the file, the function and its
+// arguments, e.g.
+//   kernel: nki
+//   nki: {source: my_kernel.py, function: my_kernel, args: {a: {shape: [128, 512], dtype: float32}, n: 4},
+//         dge: hardware, loop_buffers: 1}
+// Tensor arguments are HBM inputs given by shape and dtype; any other argument is passed to the
+// function as the Python value the YAML spells. The source path is relative to the config.
+#include <cmath>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "configfile/config_node.h"
+#include "kernels/kernel_entry.h"
+#include "kernels/nki/frontend_process.h"
+
+namespace bnsim::nki {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+struct NkiParams {
+    std::string source;    // absolute
+    std::string shown;     // as the config spells it, joined to the config's folder
+    std::string function;
+    json args = json::object();
+    std::string dge = "hardware";
+    int loop_buffers = 1;
+    std::string python = "python3";
+};
+
+const std::vector<std::string> kTensorDtypes = {"float32", "bfloat16", "float16", "uint8", "int32"};
+
+// A YAML value as the Python value it spells: booleans, integers, numbers, strings, lists, maps.
+json value_json(ConfigNode& s, const YAML::Node& n, const std::string& key, int depth) {
+    if (depth > 8) s.fail_at(n, key, "a value nested at most 8 levels deep");
+    if (n.IsNull()) return nullptr;
+    if (n.IsScalar()) {
+        const std::string t = n.Scalar();
+        if (n.Tag() == "!") return t;  // quoted: a string
+        if (t == "true" || t == "True") return true;
+        if (t == "false" || t == "False") return false;
+        try {
+            size_t used = 0;
+            const long long v = std::stoll(t, &used, 10);
+            if (used == t.size()) return v;
+        } catch (...) {
+        }
+        try {
+            size_t used = 0;
+            const double v = std::stod(t, &used);
+            if (used == t.size() && std::isfinite(v)) return v;
+        } catch (...) {
+        }
+        return t;
+    }
+    if (n.IsSequence()) {
+        if (n.size() > 1024) s.fail_at(n, key, "a list of at most 1024 values");
+        json a = json::array();
+        for (size_t i = 0; i < n.size(); ++i) a.push_back(value_json(s, n[i], key + "[" + std::to_string(i) + "]", depth + 1));
+        return a;
+    }
+    json o = json::object();
+    for (auto it = n.begin(); it != n.end(); ++it) {
+        if (!it->first.IsScalar()) s.fail_at(it->first, key, "string keys");
+        o[it->first.Scalar()] = value_json(s, it->second, key + "." + it->first.Scalar(), depth + 1);
+    }
+    return o;
+}
+
+json tensor_json(ConfigNode& s, const YAML::Node& n, const std::string& key) {
+    json t = json::object();
+    for (auto it = n.begin(); it != n.end(); ++it) {
+        const std::string k = it->first.IsScalar() ? it->first.Scalar() : "";
+        if (k != "shape" && k != "dtype")
+            s.fail_at(it->first, key, "a tensor as {shape: [...], dtype: ...}; '" + k + "' is not a tensor key");
+    }
+    const YAML::Node shape = n["shape"];
+    if (!shape.IsSequence() || shape.size() == 0 || shape.size() > 8)
+        s.fail_at(shape.IsDefined() ? shape : n, key + ".shape", "a list of 1 to 8 dimensions");
+    json dims = json::array();
+    uint64_t elems = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        int64_t d = 0;
+        try {
+            d = shape[i].as<int64_t>();
+        } catch (...) {
+            s.fail_at(shape[i], key + ".shape", "positive integers");
+        }
+        if (d < 1 || d > (int64_t(1) << 31)) s.fail_at(shape[i], key + ".shape", "dimensions from 1 to 2^31");
+        if (elems > (uint64_t(1) << 40) / uint64_t(d)) s.fail_at(shape, key + ".shape", "a tensor of at most 2^40 elements");
+        elems *= uint64_t(d);
+        dims.push_back(d);
+    }
+    t["shape"] = dims;
+    const YAML::Node dt = n["dtype"];
+    std::string name = dt.IsDefined() && dt.IsScalar() ? dt.Scalar() : "float32";
+    bool ok = false;
+    for (const auto& d : kTensorDtypes) ok = ok || d == name;
+    if (!ok) s.fail_at(dt.IsDefined() ? dt : n, key + ".dtype", "one of float32, bfloat16, float16, uint8, int32, got '" + name + "'");
+    t["dtype"] = name;
+    return t;
+}
+
+std::any parse(ConfigNode& top, const KernelTarget&) {
+    ConfigNode s = top.child("nki");
+    NkiParams p;
+    const std::string src = s.text("source");
+    fs::path path(src);
+    if (path.is_relative()) {
+        const fs::path cfg_dir = fs::path(top.source() ? top.source()->file : "").parent_path();
+        path = cfg_dir / path;
+    }
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        s.fail_at(s.node()["source"], "source", "an NKI kernel file (.py), relative to the config; " + path.string() +
+                                                   (fs::exists(path, ec) ? " is not a regular file" : " does not exist"));
+    p.shown = path.lexically_normal().string();
+    p.source = fs::absolute(path, ec).lexically_normal().string();
+    p.function = s.text("function");
+    if (p.function.empty()) s.fail("function", "the kernel function's name");
+    if (s.has("args")) {
+        const YAML::Node a = s.raw("args");
+        if (!a.IsMap()) s.fail_at(a, "args", "a mapping of the function's arguments");
+        for (auto it = a.begin(); it != a.end(); ++it) {
+            if (!it->first.IsScalar()) s.fail_at(it->first, "args", "argument names");
+            const std::string k = it->first.Scalar();
+            const std::string key = "args." + k;
+            const YAML::Node v = it->second;
+            p.args[k] = v.IsMap() && v["shape"].IsDefined() ? tensor_json(s, v, key) : value_json(s, v, key, 0);
+        }
+    }
+    p.dge = s.choice("dge", {"hardware", "software", "none"}, "hardware");
+    p.loop_buffers = int(s.integer("loop_buffers", 1, 4, 1));
+    p.python = s.text("python", "python3");
+    if (p.python.empty()) s.fail("python", "a Python 3 interpreter (a name on PATH or a path)");
+    s.finish();
+    return p;
+}
+
+GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
+    const NkiParams& p = kernel_params<NkiParams>(a);
+    json req;
+    req["source"] = p.source;
+    req["function"] = p.function;
+    req["args"] = p.args;
+    req["target"] = {{"partitions", t.partitions}, {"sbuf_usable_bytes", t.sbuf_usable_bytes},
+                     {"sbuf_align", t.sbuf_align},  {"cores", t.num_cores},
+                     {"dma_queues", t.dma_queues},   {"dge", p.dge},
+                     {"loop_buffers", p.loop_buffers}};
+    FrontendRequest r;
+    r.python = p.python;
+    r.request_json = req.dump();
+    TraceFile tf = run_frontend(r);
+    if (tf.trace.num_cores != t.num_cores)
+        throw KernelError("nki: the trace has " + std::to_string(tf.trace.num_cores) + " cores; expected lnc " +
+                          std::to_string(t.num_cores));
+    GeneratedKernel g;
+    g.trace = std::move(tf.trace);
+    derive_dependencies(g.trace);
+    g.info["nki"] = tf.info;
+    const json& i = tf.info;
+    g.summary.set("source", p.shown);
+    g.summary.set("function", p.function);
+    g.summary.set("dge", p.dge);
+    g.summary.set("loop_buffers", int64_t(p.loop_buffers));
+    g.summary.set("sbuf_peak_bytes", int64_t(i.value("sbuf_peak_bytes_per_partition", 0)));
+    g.summary.set("psum_peak_banks", int64_t(i.value("psum_peak_banks", 0)));
+    g.summary.set("inexact_hbm_regions", int64_t(i.value("inexact_hbm_regions", 0)));
+    return g;
+}
+
+}  // namespace
+
+const KernelEntry& nki_entry() {
+    static const KernelEntry e = [] {
+        KernelEntry k;
+        k.name = "nki";
+        k.description = "any NKI kernel, traced from its Python source (kernels/nki/frontend)";
+        k.parse = parse;
+        k.generate = generate;
+        k.summary_fields = {
+            {"source", "the kernel file"},
+            {"function", "the traced function"},
+            {"dge", "the DMA descriptor generation the kernel was compiled for (hardware, software, none)"},
+            {"loop_buffers", "rotating buffers of a tile allocated in a loop body (a compiler estimate)"},
+            {"sbuf_peak_bytes", "SBUF bytes per partition the allocator placed at the peak"},
+            {"psum_peak_banks", "PSUM banks in use at the peak"},
+            {"inexact_hbm_regions", "HBM accesses written as a bounding rectangle (not exact)"},
+        };
+        return k;
+    }();
+    return e;
+}
+
+}  // namespace bnsim::nki

@@ -1,0 +1,24 @@
+#pragma once
+// Runs the NKI frontend (kernels/nki/frontend, Python standard library only) on a kernel file in
+// a child process and reads the trace it writes. The child gets a private temporary folder, no
+// standard input, a bounded stderr and a time limit; the folder is removed on every path out.
+#include <string>
+
+#include "trace/trace_reader.h"
+
+namespace bnsim::nki {
+
+struct FrontendRequest {
+    std::string python = "python3";  // the interpreter, looked up on PATH unless it has a '/'
+    std::string request_json;        // what bnsim_nki.run reads (source, function, args, target)
+    double timeout_s = 300;
+};
+
+// The trace, or KernelError with the frontend's one-line message (which names the kernel file
+// and line) or with what went wrong running it.
+TraceFile run_frontend(const FrontendRequest& r);
+
+// The folder holding the frontend's packages: $BNSIM_NKI_FRONTEND, else the source tree's.
+std::string frontend_dir();
+
+}  // namespace bnsim::nki
