@@ -144,6 +144,7 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
     const NkiParams& p = kernel_params<NkiParams>(a);
     json req;
     req["source"] = p.source;
+    req["display_source"] = p.shown;
     req["function"] = p.function;
     req["args"] = p.args;
     req["target"] = {{"partitions", t.partitions}, {"sbuf_usable_bytes", t.sbuf_usable_bytes},

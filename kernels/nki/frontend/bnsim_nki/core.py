@@ -575,6 +575,7 @@ class Recorder:
         self.dge = target.get("dge", "hardware")
         self.loop_buffers = int(target.get("loop_buffers", 1))
         self.source_dir = target.get("source_dir", "")
+        self.shown_dir = 
         self.instructions = []
         self.tensors = []
         self.core = 0
@@ -587,8 +588,10 @@ class Recorder:
         self.sites = {}
 
     def display_name(self, path):
+        """A kernel file as the run config names it (its folder joined to the config's)."""
         if self.source_dir and os.path.abspath(path).startswith(self.source_dir + os.sep):
-            return os.path.relpath(path, self.source_dir)
+            rel = os.path.relpath(os.path.abspath(path), self.source_dir)
+            return os.path.join(self.shown_dir, rel) if self.shown_dir else rel
         return path
 
     def new_core(self, core):

@@ -144,13 +144,22 @@ def result(ins, view):
     return view
 
 
+# The engines each call may run on here (those the hardware preset prices it on).
+ENGINES_OF = {"nisa.tensor_copy": ("dve", "act", "pool"), "nl.copy": ("dve",), "assignment": ("dve",),
+              "nisa.memset": ("dve", "pool"), "nisa.nc_transpose": ("pe", "dve")}
+
+
 def engine_of(engine, default, call):
     if engine is None:
         return default
     name = getattr(engine, "name", engine)
-    if name in ENGINE_NAMES:
-        return ENGINE_NAMES[name] or default
-    fail(call, "engine= one of nisa.vector_engine, scalar_engine, gpsimd_engine, tensor_engine, got %r" % (engine,))
+    if name not in ENGINE_NAMES:
+        fail(call, "engine= one of nisa.vector_engine, scalar_engine, gpsimd_engine, tensor_engine, got %r" % (engine,))
+    eng = ENGINE_NAMES[name] or default
+    allowed = ENGINES_OF.get(call, ("dve",))
+    if eng not in allowed:
+        fail(call, "an engine this call is modelled on (%s), got %r" % (", ".join(allowed), engine))
+    return eng
 
 
 def check_same_shape(a, b, call, what):
@@ -529,6 +538,9 @@ def nc_transpose(*args, dst=None, data=None, dtype=None, mask=None, engine=None,
     if out.shape != (f, p):
         fail(call, "dst of shape %s (data %s transposed), got %s" % ([f, p], list(x.shape), list(out.shape)))
     ins = emit(eng, "nc_transpose", [operand(x, call)], [operand(out, call)], x, "nc_transpose")
+    if eng == "pe":
+        # A matmul of the data (stationary) against a [P, P] identity (moving): P columns stream.
+        ins.partitions, ins.free = p, p
     return result(ins, out) if dst is None else None
 
 

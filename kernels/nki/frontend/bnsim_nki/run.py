@@ -63,6 +63,7 @@ def trace(request):
     source = os.path.abspath(request["source"])
     REC.reset(request.get("target", {}))
     REC.source_dir = os.path.dirname(source)
+    REC.shown_dir = os.path.dirname(request.get("display_source", source))
     language._set_tile_size()
     standin.install()
     sys.path.insert(0, os.path.dirname(source))
