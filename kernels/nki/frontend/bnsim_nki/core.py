@@ -575,7 +575,7 @@ class Recorder:
         self.dge = target.get("dge", "hardware")
         self.loop_buffers = int(target.get("loop_buffers", 1))
         self.source_dir = target.get("source_dir", "")
-        self.shown_dir = 
+        self.shown_dir = ""
         self.instructions = []
         self.tensors = []
         self.core = 0
