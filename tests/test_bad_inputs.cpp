@@ -458,3 +458,142 @@ BAD_INPUT("--timeline into a missing directory exits 2 before the run", [](const
 BAD_INPUT("--outputs -", [](const std::string& d) {
     return Row{{"validate", config_file(d, small_config()), "--outputs", "-"}, {"--outputs '-'", "expected a directory"}};
 })
+
+// ---- NKI kernels (kernel: nki) and trace files (kernel: trace) -----------------------------
+namespace {
+
+// A kernel file of the given body (after the imports) and a run config tracing `fn` with a
+// [128, 512] fp32 tensor `a` (plus extra args).
+std::string nki_row_config(const std::string& d, const std::string& body, const std::string& extra_args = "",
+                           const std::string& fn = "k") {
+    put(d + "/kern.py", "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n" + body);
+    return config_file(d, "hardware: " + kHwPreset + "\nkernel: nki\nnki:\n  source: kern.py\n  function: " + fn +
+                              "\n  args: {a: {shape: [128, 512], dtype: float32}" + extra_args + "}\n");
+}
+
+const char* kGoodHeader =
+    "{\"format\":\"bnsim-trace\",\"version\":1,\"kernel\":\"t\",\"cores\":1,\"tensors\":[{\"id\":0,\"name\":\"a\","
+    "\"dtype\":\"float32\",\"shape\":[128,4],\"rows\":128,\"row_bytes\":16,\"addr\":0,\"input\":true}],\"instructions\":1}\n";
+const char* kGoodDma =
+    "{\"id\":0,\"core\":0,\"engine\":\"sync\",\"opcode\":\"dma_copy\",\"partitions\":128,\"free\":4,\"reads\":[{\"space\":"
+    "\"hbm\",\"tensor\":\"a\",\"core\":0,\"rows\":[0,128],\"bytes\":[0,16],\"dtype\":\"float32\"}],\"writes\":[{\"space\":"
+    "\"sbuf\",\"core\":0,\"partitions\":[0,128],\"bytes\":[0,16],\"dtype\":\"float32\"}],\"dge\":\"hardware\",\"queue\":0,"
+    "\"tag\":{\"phase\":0,\"what\":\"x\"}}\n";
+
+std::string trace_row_config(const std::string& d, const std::string& text) {
+    put(d + "/t.jsonl", text);
+    return config_file(d, "hardware: " + kHwPreset + "\nkernel: trace\ntrace: {file: t.jsonl}\n");
+}
+
+std::string replace_once(std::string s, const std::string& from, const std::string& to) {
+    const size_t at = s.find(from);
+    if (at != std::string::npos) s.replace(at, from.size(), to);
+    return s;
+}
+
+}  // namespace
+
+BAD_INPUT("NKI kernel file that does not parse names its line", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    for i in range(3)\n        pass\n")},
+               {"kern.py:7", "does not parse"}};
+})
+BAD_INPUT("NKI kernel file whose import fails names the import's line", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "import no_such_module_anywhere\n")},
+               {"kern.py:5", "does not import", "no_such_module_anywhere"}};
+})
+BAD_INPUT("NKI kernel that raises names the raising line", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    raise ValueError('shape not supported')\n")},
+               {"kern.py:7", "raised ValueError: shape not supported"}};
+})
+BAD_INPUT("NKI kernel calling something the frontend does not model names the call", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    t = nl.load(a)\n    nisa.dropout(t, 0.1)\n")},
+               {"kern.py:8", "nisa.dropout", "not modelled"}};
+})
+BAD_INPUT("NKI tile over 128 partitions", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    t = nl.ndarray((256, 4), dtype=nl.float32, buffer=nl.sbuf)\n")},
+               {"kern.py:7", "nl.ndarray", "at most 128 partitions", "[256, 4]"}};
+})
+BAD_INPUT("NKI SBUF overflow names the allocation", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    t = nl.ndarray((128, 100000), dtype=nl.float32, buffer=nl.sbuf)\n")},
+               {"kern.py:7", "nl.ndarray", "SBUF overflow"}};
+})
+BAD_INPUT("NKI PSUM overflow names the allocation", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    ts = [nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum) for i in range(9)]\n")},
+               {"kern.py:7", "PSUM overflow"}};
+})
+BAD_INPUT("NKI PSUM tile larger than a bank", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    t = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.psum)\n")},
+               {"kern.py:7", "at most one 2048 B bank"}};
+})
+BAD_INPUT("NKI matmul over the stationary tensor's size limit", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    s = nl.load(a[:, 0:256])\n    m = nl.load(a)\n"
+                                         "    r = nisa.nc_matmul(s, m)\n")},
+               {"kern.py:9", "nisa.nc_matmul", "stationary free size of at most 128, got 256"}};
+})
+BAD_INPUT("NKI matmul with mismatched contraction sizes", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    s = nl.load(a[0:64, 0:128])\n    m = nl.load(a[:, 0:256])\n"
+                                         "    r = nisa.nc_matmul(s, m)\n")},
+               {"kern.py:9", "nisa.nc_matmul", "same partition (contraction) size, got 64 and 128"}};
+})
+BAD_INPUT("NKI HBM access out of bounds names the index", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    t = nl.load(a[:, 256:1024])\n")},
+               {"kern.py:7", "a slice inside [0, 512]", "256:1024"}};
+})
+BAD_INPUT("NKI run config naming a function the file does not define", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    pass\n", "", "kernel_x")},
+               {"kern.py", "no function 'kernel_x'", "defines k"}};
+})
+BAD_INPUT("NKI run config passing an argument the function does not take", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    t = nl.load(a)\n", ", pool: 2")},
+               {"kern.py:5", "k()", "unexpected keyword argument 'pool'"}};
+})
+BAD_INPUT("NKI run config whose kernel file does not exist", [](const std::string& d) {
+    return Row{{"run", config_file(d, "hardware: " + kHwPreset + "\nkernel: nki\nnki: {source: missing.py, function: k}\n")},
+               {d + "/run.yaml:3", "nki.source", "missing.py does not exist"}};
+})
+BAD_INPUT("NKI tensor argument with an unknown dtype", [](const std::string& d) {
+    put(d + "/kern.py", "import nki\n@nki.jit\ndef k(a):\n    pass\n");
+    return Row{{"run", config_file(d, "hardware: " + kHwPreset + "\nkernel: nki\nnki: {source: kern.py, function: k, args: {a: {shape: [4], dtype: float64}}}\n")},
+               {d + "/run.yaml:3", "nki.args.a.dtype", "float64"}};
+})
+BAD_INPUT("NKI interpreter that cannot be run", [](const std::string& d) {
+    put(d + "/kern.py", "import nki\n@nki.jit\ndef k(a):\n    pass\n");
+    return Row{{"run", config_file(d, "hardware: " + kHwPreset + "\nkernel: nki\nnki: {source: kern.py, function: k, python: no-such-python3}\n")},
+               {"nki.python", "cannot run 'no-such-python3'"}};
+})
+BAD_INPUT("trace file of another format", [](const std::string& d) {
+    return Row{{"run", trace_row_config(d, "{\"kernel\": \"x\"}\n")}, {"t.jsonl:1", "format", "bnsim-trace"}};
+})
+BAD_INPUT("trace file of a newer version", [](const std::string& d) {
+    return Row{{"run", trace_row_config(d, replace_once(kGoodHeader, "\"version\":1", "\"version\":7") + kGoodDma)},
+               {"t.jsonl:1", "version", "got 7"}};
+})
+BAD_INPUT("trace file shorter than its header says", [](const std::string& d) {
+    return Row{{"run", trace_row_config(d, replace_once(kGoodHeader, "\"instructions\":1", "\"instructions\":2") + kGoodDma)},
+               {"t.jsonl", "1 instructions; expected the header's 2"}};
+})
+BAD_INPUT("trace file region outside its tensor", [](const std::string& d) {
+    return Row{{"run", trace_row_config(d, std::string(kGoodHeader) + replace_once(kGoodDma, "\"rows\":[0,128]", "\"rows\":[0,129]"))},
+               {"t.jsonl:2", "rows", "from 0 to 128"}};
+})
+BAD_INPUT("trace file with an unknown instruction key", [](const std::string& d) {
+    return Row{{"run", trace_row_config(d, std::string(kGoodHeader) + replace_once(kGoodDma, "\"queue\":0", "\"queue\":0,\"qeue\":1"))},
+               {"t.jsonl:2", "qeue", "unknown"}};
+})
+BAD_INPUT("trace file with a key twice in one object", [](const std::string& d) {
+    return Row{{"run", trace_row_config(d, std::string(kGoodHeader) + replace_once(kGoodDma, "\"queue\":0", "\"queue\":0,\"queue\":1"))},
+               {"t.jsonl:2", "queue", "each key once"}};
+})
+BAD_INPUT("trace file nested deeper than any record", [](const std::string& d) {
+    return Row{{"run", trace_row_config(d, std::string(kGoodHeader) + std::string(100000, '[') + "\n")},
+               {"t.jsonl:2", "levels deep"}};
+})
+BAD_INPUT("trace file that is a FIFO is refused without blocking", [](const std::string& d) {
+    mkfifo((d + "/t.jsonl").c_str(), 0644);
+    return Row{{"run", config_file(d, "hardware: " + kHwPreset + "\nkernel: trace\ntrace: {file: t.jsonl}\n")},
+               {"t.jsonl", "a FIFO"}, 20};
+})
+BAD_INPUT("trace file of 2 cores for a 1-core config", [](const std::string& d) {
+    return Row{{"run", trace_row_config(d, replace_once(kGoodHeader, "\"cores\":1", "\"cores\":2") + kGoodDma)},
+               {"trace.file", "2 core(s)", "lnc 1"}};
+})

@@ -493,13 +493,17 @@ class Allocator:
         self.sbuf_peak = 0
         self.psum_peak = 0
         # One frame per open loop: where its tiles start, and its sites' buffers.
-        self.frames = [{"sbuf": 0, "psum": 0, "sites": {}, "rotate": 1, "iter": 0}]
+        self.frames = [self.frame(0, 0, 1)]
+
+    @staticmethod
+    def frame(sbuf, psum, rotate):
+        return {"sbuf": sbuf, "psum": psum, "sites": {}, "rotate": rotate, "uses": {}, "turns": {}}
 
     def push(self, rotate):
-        self.frames.append({"sbuf": self.sbuf_top, "psum": self.psum_top, "sites": {}, "rotate": rotate, "iter": 0})
+        self.frames.append(self.frame(self.sbuf_top, self.psum_top, rotate))
 
-    def next_iteration(self, i):
-        self.frames[-1]["iter"] = i
+    def next_iteration(self):
+        self.frames[-1]["uses"] = {}
 
     def pop(self):
         f = self.frames.pop()
@@ -514,7 +518,12 @@ class Allocator:
         free = dtype.size * math.prod(shape[1:])
         f = self.frames[-1]
         n = f["rotate"]
-        slots = f["sites"].get(site)
+        # The k-th use of a site in one iteration is its own tile (a helper called twice, a list
+        # comprehension); the same use in later iterations rotates over the tile's n buffers.
+        k = f["uses"].get(site, 0)
+        f["uses"][site] = k + 1
+        key = (site, k)
+        slots = f["sites"].get(key)
         if slots is None:
             if buffer is SBUF:
                 size = -(-free // self.align) * self.align
@@ -524,7 +533,7 @@ class Allocator:
                     fail(call, "SBUF space: %s needs %d B per partition x %d buffer(s) at offset %d, over the %d B usable per partition (SBUF overflow)"
                          % (name, size, n, base, self.sbuf_bytes))
                 self.sbuf_peak = max(self.sbuf_peak, self.sbuf_top)
-                slots = [base + k * size for k in range(n)]
+                slots = [base + j * size for j in range(n)]
             else:
                 if free > self.bank:
                     fail(call, "a PSUM tile of at most one %d B bank per partition, got %d B (%s)" % (self.bank, free, list(shape)))
@@ -534,11 +543,11 @@ class Allocator:
                     fail(call, "PSUM space: %s needs %d bank(s) of %d, %d already in use (PSUM overflow)"
                          % (name, n, self.psum_bytes // self.bank, base // self.bank))
                 self.psum_peak = max(self.psum_peak, self.psum_top)
-                slots = [base + k * self.bank for k in range(n)]
-            f["sites"][site] = slots
-        use = f["sites"].setdefault(site + ("#uses",), [0])
-        addr = slots[use[0] % len(slots)]
-        use[0] += 1
+                slots = [base + j * self.bank for j in range(n)]
+            f["sites"][key] = slots
+        turn = f["turns"].get(key, 0)
+        f["turns"][key] = turn + 1
+        addr = slots[turn % len(slots)]
         return Tile(shape, dtype, buffer, name, addr)
 
 

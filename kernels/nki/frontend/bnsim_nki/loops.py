@@ -14,6 +14,7 @@ def _range(kind, args, call):
     REC.loop_depth += 1
     try:
         for i in r:
+            REC.alloc.next_iteration()
             if top:
                 REC.unit = REC.top_iter
                 REC.top_iter += 1

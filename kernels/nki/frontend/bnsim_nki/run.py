@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import traceback
+import types
 
 from . import core, language, standin, writer
 from .core import REC, KernelSourceError
@@ -71,8 +72,9 @@ def trace(request):
     name = request["function"]
     fn = getattr(module, name, None)
     if fn is None:
-        defined = sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_")
-                         and getattr(v, "__module__", None) in (None, "bnsim_nki_kernel") or hasattr(v, "__wrapped__"))
+        from .jit import Kernel
+        defined = sorted(k for k, v in vars(module).items() if not k.startswith("_") and
+                         (isinstance(v, Kernel) or isinstance(v, types.FunctionType) and v.__module__ == "bnsim_nki_kernel"))
         raise Refused("%s: no function '%s' (the file defines %s)" % (REC.display_name(source), name,
                                                                       ", ".join(defined) or "no functions"))
     func = getattr(fn, "__wrapped__", fn)
