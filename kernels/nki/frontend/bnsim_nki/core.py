@@ -31,13 +31,23 @@ class KernelSourceError(Exception):
         return "%s: %s%s" % (self.location, call, self.message)
 
 
+_IN_FRONTEND = {}   # code file name -> whether it is one of the frontend's own files
+_SHOWN = {}         # code file name -> the name a location shows
+
+
 def caller_location():
     """file:line of the innermost frame outside the frontend (the kernel's own call)."""
     f = sys._getframe(1)
     while f is not None:
         name = f.f_code.co_filename
-        if not os.path.abspath(name).startswith(FRONTEND_DIR + os.sep):
-            return "%s:%d" % (REC.display_name(name), f.f_lineno)
+        inside = _IN_FRONTEND.get(name)
+        if inside is None:
+            inside = _IN_FRONTEND[name] = os.path.abspath(name).startswith(FRONTEND_DIR + os.sep)
+        if not inside:
+            shown = _SHOWN.get(name)
+            if shown is None:
+                shown = _SHOWN[name] = REC.display_name(name)
+            return "%s:%d" % (shown, f.f_lineno)
         f = f.f_back
     return "?"
 
@@ -280,12 +290,9 @@ class View:
     def __init__(self, storage, offset, dims, dtype=None):
         # dims: [(stride, count)] per axis of the view, in view order.
         self.storage, self.offset, self.dims = storage, offset, list(dims)
+        self.shape = tuple([c for _, c in self.dims])
         self.dtype = dtype or storage.dtype
         self.pending = None    # the instruction that produced this value, until it is stored
-
-    @property
-    def shape(self):
-        return tuple(c for _, c in self.dims)
 
     @property
     def buffer(self):
@@ -574,6 +581,7 @@ class Recorder:
         self.reset({})
 
     def reset(self, target):
+        _SHOWN.clear()
         self.partitions = int(target.get("partitions", 128))
         self.sbuf_bytes = int(target.get("sbuf_usable_bytes", 196608))
         self.align = int(target.get("sbuf_align", 16))

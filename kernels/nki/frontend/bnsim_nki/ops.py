@@ -113,8 +113,14 @@ def sbuf_side(view, call, what):
 
 
 def shape_of(view):
-    parts = view.shape[0] if view.shape else 1
-    return parts, (math.prod(view.shape[1:]) if view.ndim > 1 else 1)
+    """[partitions, free elements per partition] of a view."""
+    dims = view.dims
+    if not dims:
+        return 1, 1
+    free = 1
+    for _, c in dims[1:]:
+        free *= c
+    return dims[0][1], free
 
 
 def emit(engine, opcode, reads, writes, main, what, **fields):

@@ -17,6 +17,17 @@ FORMAT, VERSION = "bnsim-trace", 1
 
 
 def split(access, row_elems):
+    key = (id(access), row_elems)
+    hit = _SPLITS.get(key)
+    if hit is None:
+        hit = _SPLITS[key] = _split(access, row_elems)
+    return hit
+
+
+_SPLITS = {}
+
+
+def _split(access, row_elems):
     """(row_lo, row_hi, col_lo, col_hi) in elements of the access viewed with rows of
     row_elems, and how many elements the rectangle covers beyond those accessed."""
     off, pattern = access.offset, [(s, n) for s, n in access.pattern if n > 1 and s != 0]
@@ -60,6 +71,20 @@ def choose_views():
 
 
 def region(acc, dtype, core):
+    """The operand's JSON text; operands repeat (a tile per loop iteration), so each distinct
+    one is formatted once."""
+    st = acc.storage
+    key = (id(st), acc.offset, tuple(acc.pattern), dtype.name, core)
+    text = _REGIONS.get(key)
+    if text is None:
+        text = _REGIONS[key] = json.dumps(_region(acc, dtype, core), separators=(",", ":"))
+    return text
+
+
+_REGIONS = {}
+
+
+def _region(acc, dtype, core):
     st = acc.storage
     ds = st.dtype.size
     if st.on_chip:
@@ -73,7 +98,17 @@ def region(acc, dtype, core):
 
 
 def scalar(v, core):
-    return v if isinstance(v, float) else region(v[0], v[1], core)
+    return v if isinstance(v, float) else json.loads(region(v[0], v[1], core))
+
+
+_QUOTED = {}
+
+
+def quoted(s):
+    q = _QUOTED.get(s)
+    if q is None:
+        q = _QUOTED[s] = json.dumps(s)
+    return q
 
 
 def write(out, kernel_name, info):
@@ -103,37 +138,39 @@ def write(out, kernel_name, info):
     head = {"format": FORMAT, "version": VERSION, "kernel": kernel_name, "cores": REC.num_cores,
             "tensors": tensors, "instructions": len(REC.instructions), "info": info}
     dumps = json.JSONEncoder(separators=(",", ":")).encode
-    out.write(dumps(head) + "\n")
+    lines = [dumps(head)]
     for i, ins in enumerate(REC.instructions):
         c = ins.core
-        d = {"id": i, "core": c, "engine": ins.engine, "opcode": ins.opcode, "partitions": ins.partitions,
-             "free": ins.free, "reads": [region(a, dt, c) for a, dt in ins.reads],
-             "writes": [region(a, dt, c) for a, dt in ins.writes]}
         f = ins.fields
+        extra = {}
         if ins.opcode == "activation":
-            d["func"], d["scale"], d["bias"] = f["func"], scalar(f["scale"], c), scalar(f["bias"], c)
+            extra["func"], extra["scale"], extra["bias"] = f["func"], scalar(f["scale"], c), scalar(f["bias"], c)
             if "accumulate" in f:
-                d["accumulate"] = f["accumulate"]
+                extra["accumulate"] = f["accumulate"]
             if f.get("readout"):
-                d["readout"] = True
+                extra["readout"] = True
         elif ins.opcode == "tensor_scalar":
-            d["op0"], d["scalar0"] = f["op0"], scalar(f["scalar0"], c)
+            extra["op0"], extra["scalar0"] = f["op0"], scalar(f["scalar0"], c)
             if "op1" in f:
-                d["op1"], d["scalar1"] = f["op1"], scalar(f["scalar1"], c)
+                extra["op1"], extra["scalar1"] = f["op1"], scalar(f["scalar1"], c)
         elif ins.opcode == "scalar_tensor_tensor":
-            d["op0"], d["scalar"], d["op1"] = f["op0"], scalar(f["scalar"], c), f["op1"]
+            extra["op0"], extra["scalar"], extra["op1"] = f["op0"], scalar(f["scalar"], c), f["op1"]
         elif ins.opcode in ("tensor_tensor", "tensor_reduce"):
-            d["op"] = f["op"]
+            extra["op"] = f["op"]
         elif ins.opcode == "dma_copy":
-            d["dge"], d["queue"] = f["dge"], f["queue"]
+            extra["dge"], extra["queue"] = f["dge"], f["queue"]
         elif ins.opcode == "memset":
-            d["value"] = f["value"]
+            extra["value"] = f["value"]
         elif ins.opcode == "nc_matmul":
-            d["accumulate"] = bool(f["accumulate"])
-        tag = {"phase": 0}
-        if ins.unit >= 0:
-            tag["unit"] = ins.unit
-        tag["what"] = ins.what
-        tag["nki_source_location"] = ins.location
-        d["tag"] = tag
-        out.write(dumps(d) + "\n")
+            extra["accumulate"] = bool(f["accumulate"])
+        elif ins.opcode == "sendrecv":
+            extra["peer"], extra["pipe"], extra["dge"] = f["peer"], f["pipe"], f["dge"]
+        more = "," + dumps(extra)[1:-1] if extra else ""
+        unit = ',"unit":%d' % ins.unit if ins.unit >= 0 else ""
+        lines.append('{"id":%d,"core":%d,"engine":"%s","opcode":"%s","partitions":%d,"free":%d,"reads":[%s],'
+                     '"writes":[%s]%s,"tag":{"phase":0%s,"what":%s,"nki_source_location":%s}}'
+                     % (i, c, ins.engine, ins.opcode, ins.partitions, ins.free,
+                        ",".join([region(a, dt, c) for a, dt in ins.reads]),
+                        ",".join([region(a, dt, c) for a, dt in ins.writes]), more, unit, quoted(ins.what),
+                        quoted(ins.location)))
+    out.write("\n".join(lines) + "\n")
