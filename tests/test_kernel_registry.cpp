@@ -18,7 +18,7 @@ namespace {
 
 TEST_CASE("registry: every kernel name is found and unknown names are not") {
     const auto names = kernel_names();
-    CHECK(names == std::vector<std::string>{"batch_norm_bwd", "dma_copy", "activation", "vector_op", "vector_add"});
+    CHECK(names == std::vector<std::string>{"batch_norm_bwd", "dma_copy", "activation", "vector_op", "vector_add", "nki", "trace"});
     for (const auto& n : names) {
         const KernelEntry* e = find_kernel(n);
         REQUIRE(e);

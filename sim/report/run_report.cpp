@@ -402,6 +402,36 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
             queues["core" + std::to_string(c) + ".q" + std::to_string(q)] = qj;
         }
     j["dma_queues"] = queues;
+
+    // Where an NKI kernel's time goes, by the source line that issued each instruction (traced
+    // kernels and trace files only): the sum of its instructions' durations, start to results.
+    {
+        struct Line {
+            uint64_t n = 0;
+            double ns = 0;
+            unsigned engines = 0;
+        };
+        std::map<std::string, Line> lines;
+        for (const auto& in : trace.instructions()) {
+            if (!in.tag.source) continue;
+            Line& l = lines[in.tag.source];
+            ++l.n;
+            l.ns += r.timing[in.id].end_ns - r.timing[in.id].start_ns;
+            l.engines |= 1u << unsigned(in.engine);
+        }
+        if (!lines.empty()) {
+            std::vector<std::pair<std::string, Line>> order(lines.begin(), lines.end());
+            std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+            json sl = json::array();
+            for (const auto& [src, l] : order) {
+                std::string engines;
+                for (Engine e : kAllEngines)
+                    if (l.engines & (1u << unsigned(e))) engines += std::string(engines.empty() ? "" : ",") + engine_name(e);
+                sl.push_back({{"source", src}, {"instructions", l.n}, {"engines", engines}, {"duration_ns", ps(l.ns)}});
+            }
+            j["source_lines"] = sl;
+        }
+    }
     {
         double eng_busy = 0;
         int n_eng = 0;
@@ -522,6 +552,16 @@ void print_run_report(const json& r, std::ostream& out) {
         if (b[k].get<double>() > 0) out << ", " << engine_name(e) << " " << us(b[k].get<double>());
     }
     out << "\n            whole kernel: " << b["binding"]["summary"].get<std::string>() << "\n";
+    if (r.contains("source_lines")) {
+        out << "source      the kernel's lines by the summed duration of their instructions (top 10)\n";
+        size_t shown = 0;
+        for (const auto& l : r["source_lines"]) {
+            if (++shown > 10) break;
+            out << "  " << std::left << std::setw(44) << l["source"].get<std::string>() << std::right << std::setw(12)
+                << us(l["duration_ns"].get<double>()) << "  " << std::setw(6) << l["instructions"] << "  "
+                << l["engines"].get<std::string>() << "\n";
+        }
+    }
     for (const auto& n : r["notes"]) out << "note        " << n.get<std::string>() << "\n";
 }
 

@@ -50,6 +50,8 @@ json args_of(const Instruction& in) {
     json a;
     a["id"] = in.id;
     a["what"] = in.tag.what;
+    // The NKI kernel's file and line that issued it (traced kernels and trace files only).
+    if (in.tag.source) a["source"] = in.tag.source;
     a["phase"] = in.tag.phase;
     if (in.tag.unit >= 0) a["tile"] = in.tag.unit;
     if (in.tag.slot >= 0) a["slot"] = in.tag.slot;
