@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,10 @@ struct GeneratedKernel {
     Trace trace;
     nlohmann::ordered_json info = nlohmann::ordered_json::object();
     KernelSummary summary;
+    // Races the kernel's own source allows, found by its producer (the NKI frontend: a dependency
+    // between iterations of an affine_range loop, which the compiler may reorder); one line each,
+    // naming both source lines. `bnsim validate` reports them.
+    std::vector<std::string> source_races;
 };
 
 }  // namespace bnsim

@@ -163,6 +163,9 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
     derive_dependencies(g.trace);
     g.info["nki"] = tf.info;
     const json& i = tf.info;
+    if (i.contains("loop_races") && i["loop_races"].is_array())
+        for (const auto& r : i["loop_races"])
+            if (r.is_string()) g.source_races.push_back(r.get<std::string>());
     g.summary.set("source", p.shown);
     g.summary.set("function", p.function);
     g.summary.set("dge", p.dge);
