@@ -297,6 +297,10 @@ private:
                               sbuf_side, tag);
         in.srcs = {src};
         in.dsts = {dst};
+        // An HBM region names its issuing core (trace/region.h): it tells the cores' private
+        // direct_x tensors apart when a dump is read back.
+        for (Operand& o : in.srcs) if (o.region.space == Space::Hbm) o.region.core = in.core;
+        for (Operand& o : in.dsts) if (o.region.space == Space::Hbm) o.region.core = in.core;
         in.dma.dge = dge;
         in.dma.queue = queue;
         T().append(std::move(in));

@@ -284,6 +284,14 @@ class Access:
         return n
 
 
+class PeerAccess(Access):
+    """An access to the same place on another core's SBUF (the peer's side of a sendrecv)."""
+
+    def __init__(self, access, core):
+        super().__init__(access.storage, access.offset, access.pattern)
+        self.core = core
+
+
 class View:
     """A tensor or tile as the kernel sees it: shape, dtype and its access pattern."""
 
@@ -635,13 +643,30 @@ class Recorder:
         self.instructions.append(ins)
         return ins
 
-    def queue(self, key):
-        """DMA queues handed out in order of first use, one per (direction, HBM tensor) stream."""
-        q = self.queues.get((self.core, key))
-        if q is None:
-            q = len([k for k in self.queues if k[0] == self.core]) % self.dma_queues
-            self.queues[(self.core, key)] = q
-        return q
+    def queue(self, key, column=False):
+        """The DMA stream of a transfer: one per (core, direction, HBM tensor); the transfers of
+        a core's vector tensors (per-channel columns) are one shared stream. Numbers are handed
+        out when the trace is written (`assign_queues`), once every stream is known."""
+        return ("column",) if column else key
+
+    def assign_queues(self):
+        """Per core: the tile streams numbered in order of first use, then one queue shared by
+        all the vector-tensor transfers, after them (ops.ASSUMPTIONS "dma queues")."""
+        order = {}
+        for ins in self.instructions:
+            if ins.opcode == "dma_copy":
+                streams = order.setdefault(ins.core, [])
+                if ins.fields["stream"] not in streams:
+                    streams.append(ins.fields["stream"])
+        numbers = {}
+        for c, streams in order.items():
+            tiles = [s for s in streams if s != ("column",)]
+            for i, s in enumerate(tiles):
+                numbers[(c, s)] = i % self.dma_queues
+            numbers[(c, ("column",))] = len(tiles) % self.dma_queues
+        for ins in self.instructions:
+            if ins.opcode == "dma_copy":
+                ins.fields["queue"] = numbers[(ins.core, ins.fields["stream"])]
 
 
 REC = Recorder()

@@ -8,6 +8,7 @@ tensor_tensor, tensor_scalar, scalar_tensor_tensor = ops.tensor_tensor, ops.tens
 tensor_reduce, tensor_copy, memset, iota = ops.tensor_reduce, ops.tensor_copy, ops.memset, ops.iota
 reciprocal, nc_stream_shuffle = ops.reciprocal_isa, ops.nc_stream_shuffle
 nc_transpose, nc_matmul = ops.nc_transpose, ops.nc_matmul
+sendrecv = ops.sendrecv
 
 
 class _Named:

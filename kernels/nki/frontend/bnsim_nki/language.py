@@ -48,14 +48,44 @@ def _shape_tuple(shape, call):
         fail(call, "a shape (a tuple of integers), got %r" % (shape,))
 
 
-def ndarray(shape, dtype, buffer=None, name="", **kw):
+def ndarray(shape, dtype, buffer=None, name="", address=None, **kw):
     call = "nl.ndarray"
     shape = _shape_tuple(shape, call)
     dt = core.dtype_of(dtype, call)
     buf = core.buffer_of(buffer, call)
+    if address is not None:
+        if buf is not SBUF:
+            fail(call, "address= only for an SBUF tile, got buffer %r" % (buf,))
+        return _placed_tile(shape, dt, address, name, call)
     if buf in (SBUF, PSUM):
         return ops.new_tile(shape, dt, buf, call, name or None)
     return _hbm_tensor(shape, dt, buf, name, call)
+
+
+def _placed_tile(shape, dt, address, name, call):
+    """An SBUF tile at the kernel's own address (partition offset, byte offset per partition),
+    honoured exactly: the allocator neither places nor frees it (ops.ASSUMPTIONS)."""
+    try:
+        p0, addr = (int(a) for a in address)
+    except (TypeError, ValueError):
+        fail(call, "address= (partition_offset, byte_offset), got %r" % (address,))
+    if not shape or any(s < 1 for s in shape):
+        fail(call, "a tile shape of positive sizes with a partition axis, got %s" % (list(shape),))
+    free = dt.size
+    for s in shape[1:]:
+        free *= s
+    if p0 < 0 or p0 + shape[0] > REC.partitions:
+        fail(call, "partitions [%d, %d) inside the %d partitions (address=%r, shape %s)"
+             % (p0, p0 + shape[0], REC.partitions, address, list(shape)))
+    if addr < 0 or addr % REC.align:
+        fail(call, "a byte offset that is a multiple of sbuf_min_align (%d), got %d" % (REC.align, addr))
+    if addr + free > REC.sbuf_bytes:
+        fail(call, "SBUF space: bytes [%d, %d) per partition are over the %d B usable per partition (SBUF overflow)"
+             % (addr, addr + free, REC.sbuf_bytes))
+    if addr + free > REC.alloc.sbuf_peak:  # (max is nl.max in this module)
+        REC.alloc.sbuf_peak = addr + free
+    t = core.Tile(shape, dt, SBUF, name or "%s@%s" % (call, core.caller_location()), addr, p0)
+    return ops.full_view(t)
 
 
 def _hbm_tensor(shape, dt, buf, name, call):

@@ -16,8 +16,24 @@ ASSUMPTIONS = {
     "nl.load/nl.store": "one dma_copy each, with descriptors pre-generated for the static access pattern "
                         "(dge none; software with `dge: software`), as bnsim's C++ vector_add assumes for M4",
     "nisa.dma_copy dge_mode unknown": "the config's dge (hardware by default: sync engine's hardware DGE)",
-    "dma queues": "one queue per (core, direction, HBM tensor) stream, in order of first use, modulo the 16 "
-                  "queues of an engine (the compiler's assignment is not published)",
+    "dma queues": "one queue per (core, direction, HBM tensor) stream, numbered in order of first use, modulo the "
+                  "16 queues of an engine; every transfer of a vector tensor (one dimension over 1: [C], [C, 1], per-channel "
+                  "statistics and their gradients) of a core shares one queue, numbered after the other streams "
+                  "(the compiler's assignment is not published; bnsim's C++ generators give each stream its own "
+                  "track and batch_norm_bwd gives its columns one queue)",
+    "nl.ndarray address=": "(partition_offset, byte offset in each partition) places an SBUF tile exactly there, "
+                           "outside the compiler's allocator (nki.language.ndarray's manual address, as "
+                           "nl.alloc_tiles documents it); bounds-checked against the partitions and usable SBUF",
+    "nisa.sendrecv": "one sendrecv on the GpSimd engine: reads the core's own src and the peer's src at the same "
+                     "SBUF place (an SPMD kernel has the same layout on both cores), writes dst; dge gpsimd "
+                     "(SBUF-to-SBUF on the GpSimd DMA path) for at most 256 free elements per partition, as "
+                     "kernel-batch_norm_bwd.md states; larger transfers hardware DGE (estimate)",
+    "nisa.activation reduce_cmd": "reset_reduce (or reset) starts the Scalar engine's reduce registers "
+                                  "(trace accumulate reset), reduce/load_reduce adds (accumulate add); reduce_res= "
+                                  "reads the registers out into a second destination (readout)",
+    "private HBM": "an nl.private_hbm tensor is its core's scratch: written, it is still not a kernel output",
+    "untouched HBM tensor": "a tensor no instruction accesses is viewed as [leading dimensions, last dimension] "
+                            "rows (the view of accessed ones follows their accesses)",
     "engine unknown": "Vector engine (tensor_copy, tensor_scalar, tensor_tensor, memset); Tensor engine for nc_transpose",
     "nl.copy": "one nisa.tensor_copy on the Vector engine",
     "nl.transpose": "one nisa.nc_transpose on the Tensor engine (into PSUM)",
@@ -193,14 +209,13 @@ def _dma(dst, src, dge, call, what):
         fail(call, "src and dst of the same number of elements, got %s and %s" % (list(src.shape), list(dst.shape)))
     hbm = src if not src.storage.on_chip else dst
     chip = dst if dst.storage.on_chip else src
-    if dst.storage.on_chip is False:
-        dst.storage.is_output = True
+    if dst.storage.on_chip is False and dst.storage.buffer is not core.PRIVATE_HBM:
+        dst.storage.is_output = True  # a core's private HBM is its scratch, not a kernel output
     engine = "pool" if dge == "software" else "sync"
     key = ("store" if hbm is dst else "load", hbm.storage.name if not hbm.storage.on_chip else "sbuf")
-    if dge in ("software", "gpsimd") or src.dtype.name == dst.dtype.name or True:
-        pass
+    column = not hbm.storage.on_chip and sum(1 for d in hbm.storage.shape if d > 1) <= 1
     return emit(engine, "dma_copy", [operand(src, call)], [operand(dst, call)], chip, what,
-                dge=dge, queue=REC.queue(key))
+                dge=dge, stream=REC.queue(key, column), queue=0)
 
 
 DGE_NAMES = {"hwdge": "hardware", "swdge": "software", "none": "none", "unknown": None,
@@ -516,6 +531,38 @@ def nc_stream_shuffle(*args, src=None, dst=None, shuffle_mask=None, dtype=None, 
             shuffle_mask = args[2]
     x, out = sbuf_side(src, call, "src"), sbuf_side(dst, call, "dst")
     emit("dve", "nc_stream_shuffle", [operand(x, call)], [operand(out, call)], x, "nc_stream_shuffle")
+
+
+# ---------------------------------------------------------------------------------------------
+# Collectives between the cores of a logical core.
+
+def sendrecv(*args, src=None, dst=None, send_to_rank=None, recv_from_rank=None, pipe_id=0, name=None):
+    """Sends src to core send_to_rank and receives recv_from_rank's src into dst (SBUF to SBUF)."""
+    call = "nisa.sendrecv"
+    given = dict(zip(["src", "dst", "send_to_rank", "recv_from_rank", "pipe_id"], args))
+    src, dst = given.get("src", src), given.get("dst", dst)
+    send_to_rank = given.get("send_to_rank", send_to_rank)
+    recv_from_rank = given.get("recv_from_rank", recv_from_rank)
+    pipe_id = given.get("pipe_id", pipe_id)
+    x, out = sbuf_side(src, call, "src"), sbuf_side(dst, call, "dst")
+    if x.buffer is not SBUF or out.buffer is not SBUF:
+        fail(call, "src and dst in SBUF")
+    check_same_shape(x, out, call, "src and dst")
+    if recv_from_rank is None:
+        recv_from_rank = send_to_rank
+    for what, r in (("send_to_rank", send_to_rank), ("recv_from_rank", recv_from_rank)):
+        if not isinstance(r, int) or not 0 <= r < REC.num_cores or r == REC.core:
+            fail(call, "%s= another core of the logical core (0..%d, not %d), got %r"
+                 % (what, REC.num_cores - 1, REC.core, r))
+    if send_to_rank != recv_from_rank:
+        fail(call, "send_to_rank and recv_from_rank the same peer (an exchange between two cores)")
+    if not isinstance(pipe_id, int) or not 0 <= pipe_id <= 255:
+        fail(call, "pipe_id= an integer 0..255, got %r" % (pipe_id,))
+    own = x.access()
+    peer = core.PeerAccess(own, recv_from_rank)
+    dge = "gpsimd" if shape_of(x)[1] <= 256 else "hardware"
+    emit("pool", "sendrecv", [(own, x.dtype), (peer, x.dtype)], [operand(out, call)], x, "sendrecv",
+         peer=recv_from_rank, pipe=pipe_id, dge=dge)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -65,6 +65,8 @@ def choose_views():
             key = (over, mismatch, -R)
             if best is None or key < best[0]:
                 best = (key, R)
+        if not t.accesses:
+            best = (None, t.shape[-1] if t.shape else 1)  # untouched: rows of its last dimension
         t.view_row_elems = best[1] if best else t.elems
         inexact += sum(1 for acc, _ in t.accesses if split(acc, t.view_row_elems)[1] > 0)
     return inexact
@@ -112,6 +114,7 @@ def quoted(s):
 
 
 def write(out, kernel_name, info):
+    REC.assign_queues()
     # Every HBM access, with the partition count of its instruction's on-chip side.
     for ins in REC.instructions:
         for acc, _ in ins.reads + ins.writes:
@@ -170,7 +173,7 @@ def write(out, kernel_name, info):
         lines.append('{"id":%d,"core":%d,"engine":"%s","opcode":"%s","partitions":%d,"free":%d,"reads":[%s],'
                      '"writes":[%s]%s,"tag":{"phase":0%s,"what":%s,"nki_source_location":%s}}'
                      % (i, c, ins.engine, ins.opcode, ins.partitions, ins.free,
-                        ",".join([region(a, dt, c) for a, dt in ins.reads]),
+                        ",".join([region(a, dt, getattr(a, "core", c)) for a, dt in ins.reads]),
                         ",".join([region(a, dt, c) for a, dt in ins.writes]), more, unit, quoted(ins.what),
                         quoted(ins.location)))
     out.write("\n".join(lines) + "\n")
