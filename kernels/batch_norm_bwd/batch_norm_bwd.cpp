@@ -63,6 +63,7 @@ public:
         T().reserve(instruction_bound());
         for (const auto& L : layouts_)
             if (!L.shard.empty()) emit_core(L);
+        number_queues();
         derive_dependencies(out_.trace);
         describe();
         return std::move(out_);
@@ -81,6 +82,26 @@ private:
 
     const Shape& S() const { return p_.shape; }
     Trace& T() { return out_.trace; }
+
+    // Renumbers each core's queues from stream roles to the declared rule: tile streams in order
+    // of first use, then the column stream (so a queue number means the same as in a traced NKI
+    // kernel's trace, and no number is left unused).
+    void number_queues() {
+        for (int c = 0; c < t_.num_cores; ++c) {
+            int16_t number[kQueueColumns + 1];
+            std::fill(std::begin(number), std::end(number), int16_t(-1));
+            int16_t next = 0;
+            bool columns = false;
+            for (const auto& in : T().instructions()) {
+                if (in.core != c || !in.is_dma()) continue;
+                if (in.dma.queue == kQueueColumns) columns = true;
+                else if (number[in.dma.queue] < 0) number[in.dma.queue] = next++;
+            }
+            if (columns) number[kQueueColumns] = next;
+            for (auto& in : T().instructions())
+                if (in.core == c && in.is_dma()) in.dma.queue = uint16_t(number[in.dma.queue]);
+        }
+    }
 
     // ---- HBM tensors -------------------------------------------------------------------
     void add_tensors() {

@@ -6,8 +6,10 @@
 
 namespace bnsim::bn {
 
-// DMA queues the generator assigns, one per tensor stream, so a timeline shows each stream
-// on its own track (the compiler's real queue assignment is not published).
+// The tensor streams the generator's DMAs belong to, one queue each. The compiler's real queue
+// assignment is not published; the numbers in the trace follow the rule the NKI frontend
+// declares (docs/nki-frontend.md): per core, the tile streams numbered in order of first use,
+// the per-channel column transfers on one queue after them (number_queues below).
 enum Queue : uint16_t {
     kQueueDy = 0,
     kQueueX = 1,
