@@ -3,7 +3,7 @@
 // arguments, e.g.
 //   kernel: nki
 //   nki: {source: my_kernel.py, function: my_kernel, args: {a: {shape: [128, 512], dtype: float32}, n: 4},
-//         dge: hardware, loop_buffers: 1}
+//         dge: auto, loop_buffers: 1}
 // Tensor arguments are HBM inputs given by shape and dtype; any other argument is passed to the
 // function as the Python value the YAML spells. The source path is relative to the config.
 #include <cmath>
@@ -26,7 +26,7 @@ struct NkiParams {
     std::string shown;     // as the config spells it, joined to the config's folder
     std::string function;
     json args = json::object();
-    std::string dge = "hardware";
+    std::string dge = "auto";
     int loop_buffers = 1;
     std::string python = "python3";
 };
@@ -132,7 +132,7 @@ std::any parse(ConfigNode& top, const KernelTarget&) {
             p.args[k] = v.IsMap() && v["shape"].IsDefined() ? tensor_json(s, v, key) : value_json(s, v, key, 0);
         }
     }
-    p.dge = s.choice("dge", {"hardware", "software", "none"}, "hardware");
+    p.dge = s.choice("dge", {"auto", "hardware", "software", "none"}, "auto");
     p.loop_buffers = int(s.integer("loop_buffers", 1, 4, 1));
     p.python = s.text("python", "python3");
     if (p.python.empty()) s.fail("python", "a Python 3 interpreter (a name on PATH or a path)");
@@ -188,7 +188,7 @@ const KernelEntry& nki_entry() {
         k.summary_fields = {
             {"source", "the kernel file"},
             {"function", "the traced function"},
-            {"dge", "the DMA descriptor generation the kernel was compiled for (hardware, software, none)"},
+            {"dge", "descriptor generation of DMAs whose call names none (auto: static descriptors; hardware, software, none)"},
             {"loop_buffers", "rotating buffers of a tile allocated in a loop body (a compiler estimate)"},
             {"sbuf_peak_bytes", "SBUF bytes per partition the allocator placed at the peak"},
             {"psum_peak_banks", "PSUM banks in use at the peak"},

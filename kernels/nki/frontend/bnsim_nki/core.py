@@ -597,7 +597,7 @@ class Recorder:
         self.psum_bank = int(target.get("psum_bank_bytes", 2048))
         self.num_cores = int(target.get("cores", 1))
         self.dma_queues = int(target.get("dma_queues", 16))
-        self.dge = target.get("dge", "hardware")
+        self.dge = target.get("dge", "auto")
         self.loop_buffers = int(target.get("loop_buffers", 1))
         self.source_dir = target.get("source_dir", "")
         self.shown_dir = ""

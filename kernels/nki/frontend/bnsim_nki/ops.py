@@ -13,12 +13,14 @@ from . import core
 from .core import REC, SBUF, PSUM, View, Access, Instruction, fail, dtype_of, buffer_of, masked
 
 ASSUMPTIONS = {
-    "nl.load/nl.store": "one dma_copy each, with descriptors pre-generated for the static access pattern "
-                        "(dge none; software with `dge: software`), as bnsim's C++ vector_add assumes for M4",
-    "nisa.dma_copy dge_mode unknown": "the config's dge (hardware by default: sync engine's hardware DGE)",
+    "DMA descriptors": "a DMA whose call names no dge_mode (nl.load, nl.store, nisa.dma_copy with dge_mode "
+                       "unknown) has its descriptors pre-generated for its static access pattern (dge none), "
+                       "unless the config's dge names hardware or software DGE. Evidence: M4's course "
+                       "vector_add_stream (nisa.dma_copy, FREE_DIM 2, trn2 186 us) is 194 us with static "
+                       "descriptors and 301 us with a hardware DGE issue per DMA",
     "dma queues": "one queue per (core, direction, HBM tensor) stream, numbered in order of first use, modulo the "
-                  "16 queues of an engine; every transfer of a vector tensor (one dimension over 1: [C], [C, 1], per-channel "
-                  "statistics and their gradients) of a core shares one queue, numbered after the other streams "
+                  "16 queues of an engine; every per-channel column transfer of a core (one element per partition of a vector "
+                  "tensor, [C] or [C, 1]: statistics and their gradients) shares one queue, numbered after the other streams "
                   "(the compiler's assignment is not published; bnsim's C++ generators give each stream its own "
                   "track and batch_norm_bwd gives its columns one queue)",
     "nl.ndarray address=": "(partition_offset, byte offset in each partition) places an SBUF tile exactly there, "
@@ -36,6 +38,8 @@ ASSUMPTIONS = {
                             "rows (the view of accessed ones follows their accesses)",
     "engine unknown": "Vector engine (tensor_copy, tensor_scalar, tensor_tensor, memset); Tensor engine for nc_transpose",
     "nl.copy": "one nisa.tensor_copy on the Vector engine",
+    "tensor_tensor broadcast": "a [P, 1] data2 is broadcast along data1's free axis in the one tensor_tensor "
+                               "(course kernels rely on it on trn2; priced as a tensor_tensor of data1's size)",
     "nl.transpose": "one nisa.nc_transpose on the Tensor engine (into PSUM)",
     "nl.add etc. on tiles": "one tensor_tensor (two tiles) or tensor_scalar (a tile and a number) on the Vector engine",
     "nl.exp etc. on tiles": "one nisa.activation on the Scalar engine",
@@ -213,13 +217,21 @@ def _dma(dst, src, dge, call, what):
         dst.storage.is_output = True  # a core's private HBM is its scratch, not a kernel output
     engine = "pool" if dge == "software" else "sync"
     key = ("store" if hbm is dst else "load", hbm.storage.name if not hbm.storage.on_chip else "sbuf")
-    column = not hbm.storage.on_chip and sum(1 for d in hbm.storage.shape if d > 1) <= 1
+    # A core's per-channel columns (one element per partition of a vector tensor, [C] or [C, 1]:
+    # statistics and their gradients) share one queue; every other HBM stream has its own.
+    column = (not hbm.storage.on_chip and sum(1 for d in hbm.storage.shape if d > 1) <= 1
+              and shape_of(chip)[1] == 1)
     return emit(engine, "dma_copy", [operand(src, call)], [operand(dst, call)], chip, what,
                 dge=dge, stream=REC.queue(key, column), queue=0)
 
 
 DGE_NAMES = {"hwdge": "hardware", "swdge": "software", "none": "none", "unknown": None,
              "hardware": "hardware", "software": "software"}
+
+
+def unnamed_dge():
+    """The DGE mode of a DMA whose call names none (ASSUMPTIONS "DMA descriptors")."""
+    return "none" if REC.dge == "auto" else REC.dge
 
 
 def dge_of(mode, default, call):
@@ -243,8 +255,7 @@ def dma_copy(*args, dst=None, src=None, mask=None, dst_rmw_op=None, oob_mode=Non
         fail(call, "dst= and src=")
     if dst_rmw_op is not None:
         fail(call, "no dst_rmw_op (read-modify-write DMAs are not modelled)")
-    default = REC.dge
-    _dma(masked(dst, mask), masked(src, mask), dge_of(dge_mode, default, call), call, "dma_copy")
+    _dma(masked(dst, mask), masked(src, mask), dge_of(dge_mode, unnamed_dge(), call), call, "dma_copy")
 
 
 def load(src, mask=None, dtype=None, **kw):
@@ -257,8 +268,7 @@ def load(src, mask=None, dtype=None, **kw):
     if src.ndim == 1:
         shape = (1, src.shape[0])
     tile = new_tile(shape, dt, SBUF, call)
-    dge = "software" if REC.dge == "software" else "none"
-    return result(_dma(tile, src, dge, call, "load"), tile)
+    return result(_dma(tile, src, unnamed_dge(), call, "load"), tile)
 
 
 def store(dst, value, mask=None, **kw):
@@ -266,8 +276,7 @@ def store(dst, value, mask=None, **kw):
     if not isinstance(dst, View) or dst.storage.on_chip:
         fail(call, "an HBM tensor to store into, got %r" % (dst,))
     value = sbuf_side(value, call, "value")
-    dge = "software" if REC.dge == "software" else "none"
-    _dma(masked(dst, mask), masked(value, mask), dge, call, "store")
+    _dma(masked(dst, mask), masked(value, mask), unnamed_dge(), call, "store")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -357,7 +366,12 @@ def tensor_tensor(*args, dst=None, data1=None, data2=None, op=None, dtype=None, 
     data2 = vals[1] if data2 is None else data2
     op = vals[2] if op is None else op
     a, b = masked(sbuf_side(data1, call, "data1"), mask), masked(sbuf_side(data2, call, "data2"), mask)
-    check_same_shape(a, b, call, "data1 and data2")
+    pa, fa = shape_of(a)
+    pb, fb = shape_of(b)
+    # A [P, 1] second operand is broadcast along the free axis (ASSUMPTIONS "tensor_tensor broadcast").
+    if (pa, fa) != (pb, fb) and not (pa == pb and fb == 1):
+        fail(call, "data1 and data2 of the same [partitions, free] shape (or data2 a [P, 1] column), got %s and %s"
+             % (list(a.shape), list(b.shape)))
     out = out_or_new(dst, a.shape, dtype_of(dtype, call) if dtype else a.dtype, call)
     ins = emit(engine_of(engine, "dve", call), "tensor_tensor", [operand(a, call), operand(b, call)],
                [operand(out, call)], out, "tensor_tensor", op=alu_name(op, call))

@@ -126,8 +126,13 @@ def main(argv):
         print("%s: %s() issued no instructions" % (REC.display_name(request["source"]), request["function"]), file=sys.stderr)
         return 2
     tmp = argv[2] + ".part"
-    with open(tmp, "w") as out:
-        writer.write(out, name, info)
+    try:
+        with open(tmp, "w") as out:
+            writer.write(out, name, info)
+    except KernelSourceError as e:
+        os.unlink(tmp)
+        print(e.line(), file=sys.stderr)
+        return 2
     os.replace(tmp, argv[2])
     return 0
 

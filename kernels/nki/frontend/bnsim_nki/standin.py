@@ -15,7 +15,30 @@ def package(name):
     return m
 
 
+def numpy_standin():
+    """For a kernel that imports numpy for its dtypes where numpy is not installed (bnsim needs
+    none): numpy's dtype names and shape arithmetic; anything else is refused where it is used."""
+    from .core import DTYPES, fail
+    np = types.ModuleType("numpy")
+    np.__bnsim_standin__ = True
+    for name, dt in DTYPES.items():
+        setattr(np, name, dt)
+    np.dtype = lambda d: language.__dict__.get(d) if isinstance(d, str) and d in DTYPES else d
+    np.prod = lambda xs: __import__("math").prod(xs)
+    np.product = np.prod
+
+    def missing(name):
+        fail("numpy." + name, "numpy itself (not installed for this python3; bnsim's stand-in has dtypes and "
+             "numpy.prod only)")
+    np.__getattr__ = missing
+    return np
+
+
 def install():
+    try:
+        import numpy  # noqa: F401  (the real one, where present: kernels may use its dtypes)
+    except ImportError:
+        sys.modules["numpy"] = numpy_standin()
     nki = package("nki")
     neuronxcc = types.ModuleType("neuronxcc")
     neuronxcc.__path__ = []

@@ -52,7 +52,12 @@ def _split(access, row_elems):
 def choose_views():
     inexact = 0
     for t in REC.tensors:
-        cands = sorted({1} | {math.prod(t.shape[k:]) for k in range(len(t.shape))})
+        # Row lengths: one element, each suffix product of the shape, and each stride an access
+        # steps by (a reshaped view's rows: a [25600] vector read as [128, 200] tiles).
+        cands = {1} | {math.prod(t.shape[k:]) for k in range(len(t.shape))}
+        for acc, _ in t.accesses:
+            cands.update(s for s, n in acc.pattern if n > 1 and 1 < s < t.elems and t.elems % s == 0)
+        cands = sorted(cands)
         best = None
         for R in cands:
             if t.elems % R:
@@ -70,6 +75,27 @@ def choose_views():
         t.view_row_elems = best[1] if best else t.elems
         inexact += sum(1 for acc, _ in t.accesses if split(acc, t.view_row_elems)[1] > 0)
     return inexact
+
+
+def rows_of(acc):
+    st = acc.storage
+    (r0, r1, _, _), _ = split(acc, st.partition_stride if st.on_chip else st.view_row_elems)
+    return r1 - r0
+
+
+def check_dma_rows():
+    """The DMA model moves one HBM row per partition: a DMA whose sides have different row
+    counts (a transposing or gathering copy) is refused at the call that issued it."""
+    from .core import KernelSourceError
+    for ins in REC.instructions:
+        if ins.opcode != "dma_copy":
+            continue
+        (src, _), (dst, _) = ins.reads[0], ins.writes[0]
+        a, b = rows_of(src), rows_of(dst)
+        if a != b:
+            raise KernelSourceError("nisa.dma_copy" if ins.what == "dma_copy" else "nl." + ins.what,
+                                    "a copy whose HBM side is one row per partition (src %d rows, dst %d): a "
+                                    "transposing or gathering DMA is not modelled" % (a, b), ins.location)
 
 
 def region(acc, dtype, core):
@@ -122,6 +148,7 @@ def write(out, kernel_name, info):
                 acc.storage.accesses.append((acc, ins.partitions))
     info = dict(info)
     info["inexact_hbm_regions"] = choose_views()
+    check_dma_rows()
     info["sbuf_peak_bytes_per_partition"] = REC.sbuf_peak
     info["psum_peak_banks"] = REC.psum_peak // REC.psum_bank
     addr, tensors = 0, []
