@@ -597,3 +597,9 @@ BAD_INPUT("trace file of 2 cores for a 1-core config", [](const std::string& d) 
     return Row{{"run", trace_row_config(d, replace_once(kGoodHeader, "\"cores\":1", "\"cores\":2") + kGoodDma)},
                {"trace.file", "2 core(s)", "lnc 1"}};
 })
+BAD_INPUT("NKI DMA whose sides differ in rows (a transposing copy) names its call", [](const std::string& d) {
+    return Row{{"run", nki_row_config(d, "@nki.jit\ndef k(a):\n    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)\n"
+                                         "    nisa.dma_copy(dst=t, src=a)\n    u = nl.ndarray((64, 4), dtype=nl.float32, buffer=nl.sbuf)\n"
+                                         "    nisa.dma_copy(dst=u, src=a[0, 0:256])\n")},
+               {"kern.py:10", "nisa.dma_copy", "one row per partition", "not modelled"}};
+})

@@ -236,6 +236,8 @@ class Storage:
 
     def __init__(self, shape, dtype, buffer, name):
         self.shape, self.dtype, self.buffer, self.name = tuple(shape), dtype, buffer, name
+        # The affine_range loops open where it was allocated (their bodies own it: races.py).
+        self.affine_owner = REC.affine_ids
         self.elems = 1
         for d in shape:
             self.elems *= d
@@ -571,7 +573,7 @@ class Allocator:
 
 class Instruction:
     __slots__ = ("core", "engine", "opcode", "reads", "writes", "fields", "partitions", "free",
-                 "location", "what", "unit")
+                 "location", "what", "unit", "affine")
 
     def __init__(self, engine, opcode, reads, writes, fields, partitions, free, what):
         self.core = REC.core
@@ -582,6 +584,7 @@ class Instruction:
         self.location = caller_location()
         self.what = what
         self.unit = REC.unit
+        self.affine = REC.affine   # ((loop instance, iteration), ...) of the open affine_range loops
 
 
 class Recorder:
@@ -606,6 +609,10 @@ class Recorder:
         self.core = 0
         self.unit = -1
         self.loop_depth = 0
+        self.affine = ()            # the open affine_range loops: ((instance, iteration), ...)
+        self.affine_ids = frozenset()
+        self.loop_sites = {}        # loop instance -> its source line
+        self.loops_started = 0
         self.top_iter = 0
         self.queues = {}
         self.alloc = None

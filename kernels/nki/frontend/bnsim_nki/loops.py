@@ -1,6 +1,6 @@
 """Loops (unrolled as they run; the kind decides buffer rotation) and the SPMD launch grid."""
 
-from .core import REC, fail
+from .core import REC, caller_location, fail
 
 
 def _range(kind, args, call):
@@ -12,9 +12,17 @@ def _range(kind, args, call):
     top = REC.loop_depth == 0
     REC.alloc.push(REC.loop_buffers if kind != "sequential" else 1)
     REC.loop_depth += 1
+    outer, outer_ids = REC.affine, REC.affine_ids
+    if kind == "affine":
+        REC.loops_started += 1
+        loop = REC.loops_started
+        REC.loop_sites[loop] = caller_location()
+        REC.affine_ids = outer_ids | {loop}
     try:
         for i in r:
             REC.alloc.next_iteration()
+            if kind == "affine":
+                REC.affine = outer + ((loop, i),)
             if top:
                 REC.unit = REC.top_iter
                 REC.top_iter += 1
@@ -22,6 +30,7 @@ def _range(kind, args, call):
     finally:
         REC.loop_depth -= 1
         REC.alloc.pop()
+        REC.affine, REC.affine_ids = outer, outer_ids
         if top:
             REC.unit = -1
 

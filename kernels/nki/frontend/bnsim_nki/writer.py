@@ -17,20 +17,25 @@ FORMAT, VERSION = "bnsim-trace", 1
 
 
 def split(access, row_elems):
-    key = (id(access), row_elems)
+    """(row_lo, row_hi, col_lo, col_hi) in elements of the access viewed with rows of
+    row_elems, and how many elements the rectangle covers beyond those accessed. The shape of
+    the answer depends only on the offset within a row and the pattern (a loop's accesses share
+    them), so it is computed once per such pair and moved by the offset's row."""
+    off = access.offset
+    key = (off % row_elems, tuple(access.pattern), row_elems)
     hit = _SPLITS.get(key)
     if hit is None:
-        hit = _SPLITS[key] = _split(access, row_elems)
-    return hit
+        hit = _SPLITS[key] = _split(off % row_elems, access.pattern, row_elems)
+    (r0, r1, c0, c1), over = hit
+    base = off // row_elems
+    return (r0 + base, r1 + base, c0, c1), over
 
 
 _SPLITS = {}
 
 
-def _split(access, row_elems):
-    """(row_lo, row_hi, col_lo, col_hi) in elements of the access viewed with rows of
-    row_elems, and how many elements the rectangle covers beyond those accessed."""
-    off, pattern = access.offset, [(s, n) for s, n in access.pattern if n > 1 and s != 0]
+def _split(off, pattern, row_elems):
+    pattern = [(s, n) for s, n in pattern if n > 1 and s != 0]
     R = row_elems
     cols = [(s, n) for s, n in pattern if s % R]
     rows = [(s // R, n) for s, n in pattern if s % R == 0]
@@ -149,6 +154,8 @@ def write(out, kernel_name, info):
     info = dict(info)
     info["inexact_hbm_regions"] = choose_views()
     check_dma_rows()
+    from . import races
+    info["loop_races"], info["loop_race_pairs"] = races.find()
     info["sbuf_peak_bytes_per_partition"] = REC.sbuf_peak
     info["psum_peak_banks"] = REC.psum_peak // REC.psum_bank
     addr, tensors = 0, []
