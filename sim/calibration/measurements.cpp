@@ -17,7 +17,7 @@ const std::vector<std::string>& calibration_metrics() {
     static const std::vector<std::string> m = {"latency_ns",      "kernel_ns",  "instruction_ns",
                                                "dma_transfer_ns", "dma_engine_transfer_ns",
                                                "dma_trigger_to_completion_ns",
-                                               "dma_efficiency",  "hw_parameter"};
+                                               "dma_efficiency",  "pe_busy_ns", "hw_parameter"};
     return m;
 }
 

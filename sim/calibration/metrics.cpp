@@ -73,6 +73,17 @@ double compute_metric(const std::string& metric, const HwConfig& hw, const Gener
         }
         return hi - lo;
     }
+    // The Tensor engine's busy time on every core: a profile's tensor_engine_active_time (the
+    // union of its instructions' intervals, semaphore waits excluded; one stream, so the sum).
+    if (metric == "pe_busy_ns") {
+        double busy = 0;
+        for (int c = 0; c < k.trace.num_cores; ++c) {
+            auto it = r.units.find("core" + std::to_string(c) + ".pe");
+            if (it != r.units.end()) busy += it->second.busy_ns;
+        }
+        if (busy <= 0) throw std::runtime_error("the Tensor engine ran no instruction");
+        return busy;
+    }
     throw std::runtime_error("metric '" + metric + "' is not computed from a run");
 }
 
