@@ -162,6 +162,19 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
     g.trace = std::move(tf.trace);
     derive_dependencies(g.trace);
     g.info["nki"] = tf.info;
+    // Instructions the kernel names `measured...` (NKI's name= on an ISA call) are what a
+    // calibration row measures (bnsim calibrate's instruction_ns, dma_efficiency...), as the C++
+    // calibration kernels mark theirs.
+    {
+        json ids = json::array();
+        uint64_t bytes = 0;
+        for (const auto& in : g.trace.instructions())
+            if (std::string(in.tag.what).rfind("measured", 0) == 0) {
+                ids.push_back(in.id);
+                if (in.is_dma()) bytes += in.dsts[0].region.bytes();
+            }
+        if (!ids.empty()) g.info["calibration"] = {{"measured_instructions", ids}, {"bytes", bytes}};
+    }
     const json& i = tf.info;
     if (i.contains("loop_races") && i["loop_races"].is_array())
         for (const auto& r : i["loop_races"])

@@ -3,12 +3,13 @@
 from . import ops
 from .core import fail
 
-dma_copy, activation, activation_reduce = ops.dma_copy, ops.activation, ops.activation_reduce
-tensor_tensor, tensor_scalar, scalar_tensor_tensor = ops.tensor_tensor, ops.tensor_scalar, ops.scalar_tensor_tensor
-tensor_reduce, tensor_copy, memset, iota = ops.tensor_reduce, ops.tensor_copy, ops.memset, ops.iota
-reciprocal, nc_stream_shuffle = ops.reciprocal_isa, ops.nc_stream_shuffle
-nc_transpose, nc_matmul = ops.nc_transpose, ops.nc_matmul
-sendrecv = ops.sendrecv
+N = ops.named  # `name=` on an ISA call names its instruction (the trace's tag.what)
+dma_copy, activation, activation_reduce = N(ops.dma_copy), N(ops.activation), N(ops.activation_reduce)
+tensor_tensor, tensor_scalar = N(ops.tensor_tensor), N(ops.tensor_scalar)
+scalar_tensor_tensor, tensor_reduce = N(ops.scalar_tensor_tensor), N(ops.tensor_reduce)
+tensor_copy, memset, iota = N(ops.tensor_copy), N(ops.memset), N(ops.iota)
+reciprocal, nc_stream_shuffle = N(ops.reciprocal_isa), N(ops.nc_stream_shuffle)
+nc_transpose, nc_matmul, sendrecv = N(ops.nc_transpose), N(ops.nc_matmul), N(ops.sendrecv)
 
 
 class _Named:

@@ -143,7 +143,26 @@ def shape_of(view):
     return dims[0][1], free
 
 
+_NAME = [None]   # the name= of the ISA call being recorded
+
+
+def named(fn):
+    """An ISA call whose `name=` becomes its instruction's name (tag.what), as NKI's `name`
+    names an instruction in a profile. bnsim's calibration reads instructions named
+    `measured...` as a measurement's instructions."""
+    def call(*args, name=None, **kwargs):
+        _NAME[0] = name if isinstance(name, str) and name else None
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _NAME[0] = None
+    call.__name__, call.__doc__ = fn.__name__, fn.__doc__
+    return call
+
+
 def emit(engine, opcode, reads, writes, main, what, **fields):
+    if _NAME[0]:
+        what = _NAME[0]
     parts, free = shape_of(main)
     ins = Instruction(engine, opcode, reads, writes, fields, parts, free, what)
     REC.append(ins)
