@@ -277,7 +277,7 @@ class Access:
     """offset (elements) + [[stride, count], ...] over a storage, one pair per result axis."""
 
     def __init__(self, storage, offset, pattern):
-        self.storage, self.offset, self.pattern = storage, offset, list(pattern)
+        self.storage, self.offset, self.pattern = storage, offset, tuple(pattern)
 
     def count(self):
         n = 1
@@ -565,7 +565,15 @@ class Allocator:
         turn = f["turns"].get(key, 0)
         f["turns"][key] = turn + 1
         addr = slots[turn % len(slots)]
-        return Tile(shape, dtype, buffer, name, addr)
+        # A buffer's tile object is made once and handed out again on its later turns (a loop
+        # allocates the same tile every iteration), fresh: no PSUM write pending or recorded.
+        tiles = f.setdefault("tiles", {})
+        t = tiles.get((key, addr))
+        if t is None or t.shape != tuple(shape) or t.dtype is not dtype:
+            t = tiles[(key, addr)] = Tile(shape, dtype, buffer, name, addr)
+        t.zero_pending = False
+        t.written = False
+        return t
 
 
 # ---------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ def split(access, row_elems):
     the answer depends only on the offset within a row and the pattern (a loop's accesses share
     them), so it is computed once per such pair and moved by the offset's row."""
     off = access.offset
-    key = (off % row_elems, tuple(access.pattern), row_elems)
+    key = (off % row_elems, access.pattern, row_elems)
     hit = _SPLITS.get(key)
     if hit is None:
         hit = _SPLITS[key] = _split(off % row_elems, access.pattern, row_elems)
@@ -107,7 +107,7 @@ def region(acc, dtype, core):
     """The operand's JSON text; operands repeat (a tile per loop iteration), so each distinct
     one is formatted once."""
     st = acc.storage
-    key = (id(st), acc.offset, tuple(acc.pattern), dtype.name, core)
+    key = (id(st), acc.offset, acc.pattern, dtype.name, core)
     text = _REGIONS.get(key)
     if text is None:
         text = _REGIONS[key] = json.dumps(_region(acc, dtype, core), separators=(",", ":"))
@@ -195,14 +195,16 @@ def write(out, kernel_name, info):
         elif ins.opcode in ("tensor_tensor", "tensor_reduce"):
             extra["op"] = f["op"]
         elif ins.opcode == "dma_copy":
-            extra["dge"], extra["queue"] = f["dge"], f["queue"]
+            extra = None
+            more = ',"dge":"%s","queue":%d' % (f["dge"], f["queue"])
         elif ins.opcode == "memset":
             extra["value"] = f["value"]
         elif ins.opcode == "nc_matmul":
             extra["accumulate"] = bool(f["accumulate"])
         elif ins.opcode == "sendrecv":
             extra["peer"], extra["pipe"], extra["dge"] = f["peer"], f["pipe"], f["dge"]
-        more = "," + dumps(extra)[1:-1] if extra else ""
+        if extra is not None:
+            more = "," + dumps(extra)[1:-1] if extra else ""
         unit = ',"unit":%d' % ins.unit if ins.unit >= 0 else ""
         lines.append('{"id":%d,"core":%d,"engine":"%s","opcode":"%s","partitions":%d,"free":%d,"reads":[%s],'
                      '"writes":[%s]%s,"tag":{"phase":0%s,"what":%s,"nki_source_location":%s}}'
