@@ -603,3 +603,10 @@ BAD_INPUT("NKI DMA whose sides differ in rows (a transposing copy) names its cal
                                          "    nisa.dma_copy(dst=u, src=a[0, 0:256])\n")},
                {"kern.py:10", "nisa.dma_copy", "one row per partition", "not modelled"}};
 })
+BAD_INPUT("trace file line longer than any record", [](const std::string& d) {
+    return Row{{"run", trace_row_config(d, std::string(kGoodHeader) + "{\"id\":0," + std::string(2 << 20, ' ') + "}\n")},
+               {"t.jsonl:2", "a line of at most 1048576 bytes"}};
+})
+BAD_INPUT("empty trace file", [](const std::string& d) {
+    return Row{{"run", trace_row_config(d, "")}, {"t.jsonl", "empty file"}};
+})

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -36,14 +37,22 @@ public:
     json parse(const std::string& text) const {
         // Keys seen in each open object, to refuse a key given twice (the JSON library would
         // keep the last); the depth to refuse nesting no trace has.
-        std::vector<std::set<std::string>> keys;
+        // (Objects have a dozen keys at most: a flat list per open object beats a set.)
+        std::vector<std::vector<std::string>> keys;
+        size_t open = 0;
         auto cb = [&](int depth, json::parse_event_t ev, json& parsed) {
             if (depth > kMaxDepth) fail("", "a record at most " + std::to_string(kMaxDepth) + " levels deep");
-            if (ev == json::parse_event_t::object_start) keys.emplace_back();
-            else if (ev == json::parse_event_t::object_end) keys.pop_back();
-            else if (ev == json::parse_event_t::key && !keys.empty()) {
-                const std::string k = parsed.get<std::string>();
-                if (!keys.back().insert(k).second) fail(k, "each key once in an object (it appears twice)");
+            if (ev == json::parse_event_t::object_start) {
+                if (keys.size() <= open) keys.emplace_back();
+                keys[open++].clear();
+            } else if (ev == json::parse_event_t::object_end) {
+                --open;
+            } else if (ev == json::parse_event_t::key && open > 0) {
+                const std::string& k = parsed.get_ref<const std::string&>();
+                auto& seen = keys[open - 1];
+                if (std::find(seen.begin(), seen.end(), k) != seen.end())
+                    fail(k, "each key once in an object (it appears twice)");
+                seen.push_back(k);
             }
             return true;
         };
@@ -163,21 +172,23 @@ public:
 private:
     bool next(std::string& text) {
         while (true) {
-            text.clear();
             // A bounded getline: a line longer than any record is refused before it is kept.
-            char c;
-            bool any = false;
-            while (in_.get(c)) {
-                any = true;
-                if (c == '\n') break;
-                if (text.size() >= kMaxTraceLineBytes)
-                    Line(name_, line_ + 1).fail("", "a line of at most " + std::to_string(kMaxTraceLineBytes) + " bytes");
-                text += c;
+            if (buf_.empty()) buf_.resize(kMaxTraceLineBytes + 2);
+            in_.getline(buf_.data(), std::streamsize(buf_.size()));
+            const std::streamsize got = in_.gcount();
+            if (got == 0 && (in_.eof() || in_.bad())) return false;
+            if (in_.fail() && !in_.eof()) {
+                // getline filled the buffer without meeting the line's end.
+                Line(name_, line_ + 1).fail("", "a line of at most " + std::to_string(kMaxTraceLineBytes) + " bytes");
             }
-            if (!any) return false;
+            in_.clear(in_.rdstate() & std::ios::eofbit);
             ++line_;
+            text.assign(buf_.data(), size_t(got) - (in_.eof() ? 0 : 1));
+            if (text.size() > kMaxTraceLineBytes)
+                Line(name_, line_).fail("", "a line of at most " + std::to_string(kMaxTraceLineBytes) + " bytes");
             if (line_ == 1 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
             if (text.find_first_not_of(" \t\r") != std::string::npos) return true;
+            if (in_.eof()) return false;
         }
     }
 
@@ -405,6 +416,7 @@ private:
     }
 
     std::istream& in_;
+    std::vector<char> buf_;
     std::string name_;
     uint64_t line_ = 0;
     uint64_t expected_ = 0;

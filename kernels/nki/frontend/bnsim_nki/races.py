@@ -14,10 +14,15 @@ MAX_REPORTED = 50
 MAX_PAIRS = 300_000     # pairs compared at most (about a second); past it the check says it stopped
 
 
+_SPANS = {}
+
+
 def span(acc):
-    lo = acc.offset + sum(s * (n - 1) for s, n in acc.pattern if s < 0)
-    hi = acc.offset + sum(s * (n - 1) for s, n in acc.pattern if s > 0)
-    return lo, hi
+    rel = _SPANS.get(acc.pattern)
+    if rel is None:
+        rel = _SPANS[acc.pattern] = (sum(s * (n - 1) for s, n in acc.pattern if s < 0),
+                                     sum(s * (n - 1) for s, n in acc.pattern if s > 0))
+    return acc.offset + rel[0], acc.offset + rel[1]
 
 
 def box(acc):

@@ -18,20 +18,29 @@ FORMAT, VERSION = "bnsim-trace", 1
 
 def split(access, row_elems):
     """(row_lo, row_hi, col_lo, col_hi) in elements of the access viewed with rows of
-    row_elems, and how many elements the rectangle covers beyond those accessed. The shape of
-    the answer depends only on the offset within a row and the pattern (a loop's accesses share
-    them), so it is computed once per such pair and moved by the offset's row."""
-    off = access.offset
-    key = (off % row_elems, access.pattern, row_elems)
-    hit = _SPLITS.get(key)
-    if hit is None:
-        hit = _SPLITS[key] = _split(off % row_elems, access.pattern, row_elems)
-    (r0, r1, c0, c1), over = hit
-    base = off // row_elems
-    return (r0 + base, r1 + base, c0, c1), over
+    row_elems, and how many elements the rectangle covers beyond those accessed. A pattern's
+    extents along a row and across rows are worked out once (a loop's accesses share their
+    pattern and differ in offset); an access that wraps past a row's end takes the long way."""
+    off, R = access.offset, row_elems
+    key = (access.pattern, R)
+    ext = _EXTENTS.get(key)
+    if ext is None:
+        pattern = [(s, n) for s, n in access.pattern if n > 1 and s != 0]
+        col = sum(s * (n - 1) for s, n in pattern if s % R)
+        row = sum((s // R) * (n - 1) for s, n in pattern if s % R == 0)
+        count = 1
+        for _, n in pattern:
+            count *= n
+        ext = _EXTENTS[key] = (col, row, (row + 1) * (col + 1) - count)
+    col, row, over = ext
+    c_lo = off % R
+    if c_lo + col < R:
+        r_lo = off // R
+        return (r_lo, r_lo + row + 1, c_lo, c_lo + col + 1), over
+    return _split(off, access.pattern, R)
 
 
-_SPLITS = {}
+_EXTENTS = {}
 
 
 def _split(off, pattern, row_elems):
