@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -253,4 +256,29 @@ TEST_CASE("a 1-D HBM vector read as [128, F] tiles is viewed with rows of F, one
     CHECK(lines[3]["reads"][0]["rows"] == json::array({0, 128}));
     CHECK(lines[3]["reads"][0]["bytes"] == json::array({8, 16}));
     CHECK(lines[1]["queue"] != lines[2]["queue"]);  // the load and the store stream apart
+}
+
+TEST_CASE("a kernel the frontend refuses leaves no trace file behind") {
+    const std::string dir = make_temp_dir("bnsim_nki_nothing");
+    const std::string cfg = nki_kernel_config(dir, "@nki.jit\ndef k(a):\n    t = nl.load(a)\n    nisa.dropout(t, 0.5)\n");
+    const CliResult r = run_bnsim({"trace", cfg, "--dump", dir + "/t.jsonl"}, CliOptions{120, "", 0});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("k.py:9: nisa.dropout"));
+    std::ifstream f(dir + "/t.jsonl");
+    CHECK_FALSE(f.good());
+    // Nor does the frontend's private folder (bnsim-nki-*) stay in the temporary directory, on
+    // failure or success.
+    const std::string tmp = dir + "/tmp";
+    REQUIRE(mkdir(tmp.c_str(), 0755) == 0);
+    setenv("TMPDIR", tmp.c_str(), 1);
+    CHECK(run_bnsim({"trace", cfg}, CliOptions{120, "", 0}).exit_code == 2);
+    CHECK(run_bnsim({"trace", kRoot + "/configs/nki/vector_add.yaml"}, CliOptions{120, "", 0}).exit_code == 0);
+    unsetenv("TMPDIR");
+    DIR* d = opendir(tmp.c_str());
+    REQUIRE(d);
+    int entries = 0;
+    while (dirent* e = readdir(d))
+        if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") ++entries;
+    closedir(d);
+    CHECK(entries == 0);
 }
