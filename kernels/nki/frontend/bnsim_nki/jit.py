@@ -1,6 +1,6 @@
 """nki.jit and the launch grid: calling a kernel records it on the current core."""
 
-from .core import REC, fail
+from .core import fail
 
 
 class Kernel:

@@ -10,7 +10,7 @@ the trace header carries, and in docs/nki-frontend.md.
 import math
 
 from . import core
-from .core import REC, SBUF, PSUM, View, Access, Instruction, fail, dtype_of, buffer_of, masked
+from .core import REC, SBUF, PSUM, View, Instruction, fail, dtype_of, masked
 
 ASSUMPTIONS = {
     "DMA descriptors": "a DMA whose call names no dge_mode (nl.load, nl.store, nisa.dma_copy with dge_mode "
@@ -59,8 +59,8 @@ ENGINE_NAMES = {"sync": "sync", "act": "act", "scalar": "act", "activation": "ac
 # Operation names: nl.add, nl.exp, ... are both callables and the op arguments of ISA calls.
 
 class AluFn:
-    def __init__(self, name, trace_name, reduce_name=None):
-        self.name, self.trace_name, self.reduce_name = name, trace_name, reduce_name
+    def __init__(self, name, trace_name):
+        self.name, self.trace_name = name, trace_name
 
     def __repr__(self):
         return "nl." + self.name
@@ -226,8 +226,6 @@ def out_or_new(dst, shape, dtype, call, buffer=SBUF):
 def _dma(dst, src, dge, call, what):
     if not isinstance(dst, View) or not isinstance(src, View):
         fail(call, "dst and src tiles or tensors, got %r and %r" % (dst, src))
-    if src.storage.on_chip == dst.storage.on_chip and not src.storage.on_chip:
-        pass  # HBM to HBM: allowed, both sides are regions of tensors
     if math.prod(src.shape) != math.prod(dst.shape):
         fail(call, "src and dst of the same number of elements, got %s and %s" % (list(src.shape), list(dst.shape)))
     hbm = src if not src.storage.on_chip else dst
@@ -339,8 +337,8 @@ def _activation(dst, op, data, bias, scale, reduce_op, reduce_res, reduce_cmd, d
     return result(ins, out) if dst is None else None
 
 
-def activation(*args, dst=None, op=None, data=None, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
-               reduce_cmd=None, mask=None, dtype=None, engine=None, name=None):
+def _act_positional(args, dst, op, data):
+    """(dst, op, data) of an activation call of either API: the newer puts dst first."""
     args = list(args)
     if args and isinstance(args[0], View) and dst is None and len(args) >= 3:
         dst = args.pop(0)
@@ -348,6 +346,12 @@ def activation(*args, dst=None, op=None, data=None, bias=None, scale=1.0, reduce
         op = args.pop(0)
     if args:
         data = args.pop(0)
+    return dst, op, data
+
+
+def activation(*args, dst=None, op=None, data=None, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
+               reduce_cmd=None, mask=None, dtype=None, engine=None, name=None):
+    dst, op, data = _act_positional(args, dst, op, data)
     if op is None or data is None:
         fail("nisa.activation", "op and data")
     return _activation(dst, op, data, bias, scale, reduce_op, reduce_res, reduce_cmd, dtype, mask, "nisa.activation")
@@ -355,13 +359,7 @@ def activation(*args, dst=None, op=None, data=None, bias=None, scale=1.0, reduce
 
 def activation_reduce(*args, dst=None, op=None, data=None, reduce_op=None, reduce_res=None, bias=None, scale=1.0,
                       mask=None, dtype=None, name=None):
-    args = list(args)
-    if args and isinstance(args[0], View) and dst is None and len(args) >= 3:
-        dst = args.pop(0)
-    if args:
-        op = args.pop(0)
-    if args:
-        data = args.pop(0)
+    dst, op, data = _act_positional(args, dst, op, data)
     return _activation(dst, op, data, bias, scale, reduce_op or ALU["add"], reduce_res, "reset_reduce", dtype, mask,
                        "nisa.activation_reduce")
 

@@ -15,7 +15,7 @@ import sys
 import traceback
 import types
 
-from . import core, language, standin, writer
+from . import core, language, ops, standin, writer
 from .core import REC, KernelSourceError
 
 
@@ -57,7 +57,6 @@ def tensor_arg(name, spec):
         raise Refused("args.%s.dtype: expected one of %s, got %r" % (name, ", ".join(core.DTYPES), dtype))
     t = core.HbmTensor(shape, dt, core.SHARED_HBM, name, None, True)
     REC.add_tensor(t)
-    from . import ops
     return ops.full_view(t)
 
 
@@ -102,7 +101,6 @@ def trace(request):
         for v in (out if isinstance(out, (tuple, list)) else [out]):
             if isinstance(v, core.View) and not v.storage.on_chip:
                 v.storage.is_output = True
-    from . import ops
     info = {"source": REC.display_name(source), "function": name, "dge": REC.dge, "loop_buffers": REC.loop_buffers,
             "skip_middle_end_transformations": bool(getattr(REC, "skip_middle_end", False)),
             "assumptions": ops.ASSUMPTIONS}

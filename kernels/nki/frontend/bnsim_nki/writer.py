@@ -10,8 +10,7 @@ that is still not a rectangle is written as its bounding rectangle and counted i
 import json
 import math
 
-from . import ops
-from .core import REC, SBUF, PSUM
+from .core import REC, SBUF
 
 FORMAT, VERSION = "bnsim-trace", 1
 
@@ -140,7 +139,7 @@ def _region(acc, dtype, core):
 
 
 def scalar(v, core):
-    return v if isinstance(v, float) else json.loads(region(v[0], v[1], core))
+    return v if isinstance(v, float) else _region(v[0], v[1], core)
 
 
 _QUOTED = {}
