@@ -39,14 +39,6 @@ struct BnRow {
     std::vector<std::pair<std::string, std::string>> memory;  // f_tile, interleave, direct_x_residency
 };
 
-std::vector<json> bn_lines(const std::string& path) {
-    std::ifstream f(path);
-    std::vector<json> out;
-    std::string line;
-    while (std::getline(f, line)) out.push_back(json::parse(line));
-    return out;
-}
-
 std::vector<std::string> with_sets(std::vector<std::string> args, const std::vector<std::string>& sets) {
     for (const auto& s : sets) args.insert(args.end(), {"--set", s});
     return args;
@@ -56,7 +48,7 @@ std::vector<json> bn_dump(const std::string& config, const std::vector<std::stri
     const CliResult r = run_bnsim(with_sets({"trace", config, "--dump", path}, sets), CliOptions{120, "", 0});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    return bn_lines(path);
+    return read_json_lines(path);
 }
 
 json bn_latency(const std::string& config, const std::vector<std::string>& sets) {

@@ -24,21 +24,13 @@ namespace {
 
 const std::string kRoot = BNSIM_SOURCE_DIR;
 
-std::vector<json> read_lines(const std::string& path) {
-    std::ifstream f(path);
-    std::vector<json> out;
-    std::string line;
-    while (std::getline(f, line)) out.push_back(json::parse(line));
-    return out;
-}
-
 std::vector<json> dump(const std::string& config, const std::vector<std::string>& sets, const std::string& path) {
     std::vector<std::string> args = {"trace", config, "--dump", path};
     for (const auto& s : sets) args.insert(args.end(), {"--set", s});
     const CliResult r = run_bnsim(args, CliOptions{120, "", 0});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    return read_lines(path);
+    return read_json_lines(path);
 }
 
 json run_json(const std::string& config, const std::vector<std::string>& sets = {}) {
@@ -89,7 +81,7 @@ TEST_CASE("the NKI vector_add traces the C++ vector_add's stream instruction for
         CHECK(run_json(cpp_cfg)["latency_ns"] == run_json(nki_cfg, {"nki.args.free=" + std::to_string(free)})["latency_ns"]);
     }
     // Every instruction names the kernel file's line that issued it.
-    const auto nki = read_lines(dir + "/nki.jsonl");
+    const auto nki = read_json_lines(dir + "/nki.jsonl");
     const auto ends_with = [](const json& s, const std::string& tail) {
         const std::string v = s.get<std::string>();
         return v.size() >= tail.size() && v.compare(v.size() - tail.size(), tail.size(), tail) == 0;

@@ -4,11 +4,23 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "configfile/config_error.h"
 #include "sim/config/run_config.h"
 
 namespace bnsim::test {
+
+// A JSON-lines file (a trace dump), one parsed object per line.
+inline std::vector<nlohmann::json> read_json_lines(const std::string& path) {
+    std::ifstream f(path);
+    std::vector<nlohmann::json> out;
+    std::string line;
+    while (std::getline(f, line)) out.push_back(nlohmann::json::parse(line));
+    return out;
+}
 
 // A whole file's bytes ("" if it cannot be read).
 inline std::string slurp(const std::string& path) {

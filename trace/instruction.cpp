@@ -102,6 +102,12 @@ const char* dge_name(DgeMode m) {
     return "?";
 }
 
+std::optional<DgeMode> dge_from_name(const std::string& s) {
+    for (int i = 0; i < kNumDgeModes; ++i)
+        if (s == dge_name(DgeMode(i))) return DgeMode(i);
+    return std::nullopt;
+}
+
 Operand sbuf_operand(uint8_t core, uint32_t p0, uint32_t p1, uint64_t addr, uint64_t bytes, DType dtype) {
     Operand o;
     o.region.space = Space::Sbuf;

@@ -79,6 +79,7 @@ std::optional<ActFunc> act_func_from_name(const std::string& s);
 enum class DgeMode : uint8_t { hardware, software, gpsimd, none };
 constexpr int kNumDgeModes = 4;
 const char* dge_name(DgeMode m);
+std::optional<DgeMode> dge_from_name(const std::string& s);
 
 // ACT reduce-register protocol: reset then accumulate, accumulate, and read the registers out.
 enum class Accumulate : uint8_t { none, reset_accumulate, accumulate };

@@ -8,6 +8,8 @@
 //       other rates than SBUF; no kernel here uses it yet).
 // Dependencies are derived from overlaps of these rectangles, so kernels never write edges.
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace bnsim {
 
@@ -21,6 +23,12 @@ inline const char* space_name(Space s) {
     case Space::Psum: return "psum";
     }
     return "?";
+}
+
+inline std::optional<Space> space_from_name(const std::string& s) {
+    for (Space sp : {Space::Sbuf, Space::Hbm, Space::AccReg, Space::Psum})
+        if (s == space_name(sp)) return sp;
+    return std::nullopt;
 }
 
 struct Region {

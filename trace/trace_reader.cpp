@@ -11,7 +11,6 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <set>
 #include <vector>
 
 #include "trace/trace_json.h"
@@ -137,18 +136,6 @@ public:
 private:
     std::string where_;
 };
-
-std::optional<Space> space_from_name(const std::string& s) {
-    for (Space sp : {Space::Sbuf, Space::Hbm, Space::AccReg, Space::Psum})
-        if (s == space_name(sp)) return sp;
-    return std::nullopt;
-}
-
-std::optional<DgeMode> dge_from_name(const std::string& s) {
-    for (int i = 0; i < kNumDgeModes; ++i)
-        if (s == dge_name(DgeMode(i))) return DgeMode(i);
-    return std::nullopt;
-}
 
 class Reader {
 public:
