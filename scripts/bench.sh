@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks reported in the README's "Measured" section (not tests). Run after
+# Benchmarks reported in docs/benchmarks.md (not tests; the README's speed table takes the headline figures). Run after
 # scripts/setup.sh build. Each figure is the minimum of N runs (BENCH_N, default 5): on a shared
 # machine the minimum is the run least disturbed by other work.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's table of `bnsim run --estimate` (the list scheduler's timeline) against the full
+# docs/commands.md's table of `bnsim run --estimate` (the list scheduler's timeline) against the full
 # SystemC simulation: latency of each, their disagreement, and wall time (minimum of 3 runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."

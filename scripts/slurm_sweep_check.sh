@@ -80,7 +80,7 @@ done
 [ "$state" = idle ] || { echo "slurm_sweep_check: node not idle ($state); logs in $work/log" >&2; exit 2; }
 echo "slurm up: node $host ($cpus CPUs), config $SLURM_CONF"
 
-# The array of shards and the merge, as the README shows.
+# The array of shards and the merge, as docs/commands.md shows.
 out=$work/out
 mkdir -p "$out"
 jid=$(BNSIM=$bnsim sbatch --parsable --chdir="$PWD" --output="$work/log/shard-%a.log" \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Opens a sweep's report.html in a real browser (Debian's headless Chromium, offline) and saves
-# a screenshot: checks that the page renders and gives the README its picture.
+# a screenshot: checks that the page renders and gives docs/commands.md its picture.
 #   bash scripts/sweep_report_screenshot.sh DIR/report.html OUT.png [WIDTHxHEIGHT]
 # Exit 0 with OUT.png written; 1 if Chromium wrote no image; 2 for bad usage.
 set -euo pipefail
