@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "configfile/input_file.h"
 #include "configfile/yaml_file.h"
 
 namespace bnsim {
@@ -22,9 +23,14 @@ std::string ConfigNode::where(const YAML::Node& n, const std::string& key) const
     std::ostringstream w;
     // A key set by --set, or inside a mapping set by --set, has no line in the file.
     for (std::string k = key;; k = k.substr(0, k.rfind('.'))) {
-        if (src_->overridden.count(k)) return "--set " + k + ": ";
+        if (src_->overridden.count(k)) return src_->origin_of(k) + " " + excerpt(k, 80) + ": ";
         if (k.find('.') == std::string::npos) break;
     }
+    // A mapping that only an override created (--set nosuch.key=1 makes `nosuch`) has no line
+    // in the file either: blame the override below it.
+    const auto below = src_->overridden.lower_bound(key + ".");
+    if (below != src_->overridden.end() && below->compare(0, key.size() + 1, key + ".") == 0)
+        return src_->origin_of(*below) + " " + excerpt(*below, 80) + ": ";
     w << src_->file;
     if (n.IsDefined() && !n.Mark().is_null()) w << ":" << n.Mark().line + 1 << ":" << n.Mark().column + 1;
     else if (!node_.Mark().is_null()) w << ":" << node_.Mark().line + 1;
@@ -46,7 +52,7 @@ void ConfigNode::fail(const std::string& key, const std::string& expected) const
 
 void ConfigNode::fail_at(const YAML::Node& n, const std::string& key, const std::string& message) const {
     const std::string kp = key_path(key);
-    throw ConfigError(where(n, kp) + "key '" + kp + "': " + message);
+    throw ConfigError(where(n, kp) + "key '" + excerpt(kp, 80) + "': " + message);
 }
 
 bool ConfigNode::has(const std::string& key) const {

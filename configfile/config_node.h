@@ -2,6 +2,7 @@
 // Strict, located access to a YAML mapping: every read names its key, every error names the
 // file, line and dotted key, and finish() rejects keys nobody read (a typo is an error, not a
 // silently ignored setting).
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -14,10 +15,17 @@
 
 namespace bnsim {
 
-// Where a config tree came from: the file, and which dotted keys --set replaced.
+// Where a config tree came from: the file, and which dotted keys an override replaced.
 struct ConfigSource {
     std::string file;
     std::set<std::string> overridden;
+    // What set an overridden key, for messages: "--axis", "column", a sweep file's "grid key
+    // at s.yaml:4"; a key not listed was set by "--set".
+    std::map<std::string, std::string> override_origin;
+    std::string origin_of(const std::string& key) const {
+        auto it = override_origin.find(key);
+        return it == override_origin.end() ? "--set" : it->second;
+    }
 };
 
 class ConfigNode {

@@ -1,15 +1,10 @@
 #include "configfile/yaml_file.h"
 
-#include <cerrno>
-#include <cstring>
 #include <set>
 #include <vector>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "configfile/config_error.h"
+#include "configfile/input_file.h"
 
 namespace bnsim {
 namespace {
@@ -62,30 +57,7 @@ YAML::Node load_yaml_file(const std::string& path, const std::string& what) {
 }
 
 std::string read_yaml_text(const std::string& path, const std::string& what) {
-    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) throw ConfigError(path + ": cannot open (" + std::strerror(errno) + "); expected " + what);
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        const char* kind = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file";
-        close(fd);
-        throw ConfigError(path + ": is " + kind + "; expected " + what);
-    }
-    if (uint64_t(st.st_size) > kMaxYamlBytes) {
-        close(fd);
-        throw ConfigError(path + ": " + std::to_string(st.st_size) + " bytes; expected " + what + " of at most " +
-                          std::to_string(kMaxYamlBytes) + " bytes");
-    }
-    std::string text(size_t(st.st_size), '\0');
-    size_t got = 0;
-    while (got < text.size()) {
-        const ssize_t n = read(fd, &text[got], text.size() - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += size_t(n);
-    }
-    close(fd);
-    text.resize(got);
-    return text;
+    return read_input_file(path, what, kMaxYamlBytes);
 }
 
 YAML::Node parse_yaml_text(const std::string& text, const std::string& path, const std::string& what) {

@@ -1,17 +1,19 @@
 #pragma once
-// Reading a YAML config file without trusting it: only a regular file is opened (a FIFO, a
-// directory or a device is refused without blocking), files over kMaxYamlBytes are refused
-// before parsing (yaml-cpp takes seconds per MB and gigabytes for tens of MB), and a key given
-// twice in one mapping is an error naming both places (yaml-cpp would silently keep the first).
+// Reading a YAML config file without trusting it: the file is read by read_input_file (regular
+// files only, at most kMaxYamlBytes: yaml-cpp takes seconds per MB and gigabytes for tens of MB),
+// and a key given twice in one mapping is an error naming both places (yaml-cpp would silently
+// keep the first).
 #include <cstdint>
 #include <string>
 
 #include <yaml-cpp/yaml.h>
 
+#include "configfile/input_file.h"
+
 namespace bnsim {
 
 // Config files are a few KB; 1 MiB parses in well under a second.
-constexpr uint64_t kMaxYamlBytes = uint64_t(1) << 20;
+constexpr uint64_t kMaxYamlBytes = kMaxConfigBytes;
 
 // Throws ConfigError naming the file (and line:column for syntax errors and duplicate keys).
 // what says what the file should be, e.g. "a YAML run config".

@@ -79,7 +79,7 @@ TEST_CASE("measured-runs CSV: malformed files name file, line and field") {
     }
     {
         auto [f, e] = err("negative.csv", "shape.C,latency_us\n64,-5\n");
-        CHECK(e == f + ":2: field 'latency_us': expected a positive latency, got '-5'");
+        CHECK(e == f + ":2: field 'latency_us': expected a latency in (0, 1e9] us, got '-5'");
     }
     {
         auto [f, e] = err("short.csv", "shape.C,latency_us\n64\n");
@@ -105,7 +105,7 @@ TEST_CASE("measured-runs CSV: malformed files name file, line and field") {
         auto [f, e] = err("header_only.csv", "shape.C,latency_us\n");
         CHECK(e == f + ": no measured rows after the header");
     }
-    CHECK(import_error([] { read_measured("/nonexistent/runs.csv"); }) == "/nonexistent/runs.csv: cannot open file");
+    CHECK(import_error([] { read_measured("/nonexistent/runs.csv"); }) == "/nonexistent/runs.csv: cannot open (No such file or directory); expected a measured-runs file");
 }
 
 TEST_CASE("latency table: the M4 sample and a multi-percentile table with units") {
@@ -230,7 +230,7 @@ TEST_CASE("Neuron Explorer tables: malformed CSV and JSON name line or record an
     }
     {
         const auto f = test::write_temp_file("bnsim_test_measured", "syntax.json", "{\"summary\": [\n{\"total_time\": 1e-5,,}\n]}\n");
-        CHECK(import_error([&] { read_profile(f); }) == f + ":2: JSON syntax error");
+        CHECK(import_error([&] { read_profile(f); }) == f + ":2: JSON syntax error; expected a profile JSON");
     }
     {
         const auto f = test::write_temp_file("bnsim_test_measured", "summary.json", "{\"summary\": [{\"total_time\": \"soon\"}]}");

@@ -28,7 +28,9 @@ Overrides point_overrides(const MeasuredPoint& p, const PredictOptions& o, const
 void check_points(const MeasuredSet& set, const PredictOptions& o) {
     for (const auto& p : set.points) {
         try {
-            load_run_config(point_config(p, o), point_overrides(p, o));
+            OverrideOrigins origins;
+            for (const auto& kv : p.sets) origins[kv.first] = set.format == "runs_csv" ? "column" : "key";
+            load_run_config(point_config(p, o), point_overrides(p, o), origins);
         } catch (const ConfigError& e) {
             import_fail(set.file, p.line, "", (p.line ? "" : p.id + ": ") + e.what());
         }

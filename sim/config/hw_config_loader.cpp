@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include "configfile/input_file.h"
 #include "models/hw_params.h"
 #include "sim/config/closest_names.h"
 
@@ -306,7 +307,7 @@ void apply_hw_overrides(YAML::Node root, const std::vector<std::pair<std::string
                         ConfigSource& src) {
     const ParamTable& table = hw_params();
     for (const auto& [key, value] : overrides) {
-        const std::string origin = "--set hardware." + key + "=" + value;
+        const std::string origin = src.origin_of("hardware." + key) + " hardware." + excerpt(key, 80) + "=" + excerpt(value);
         if (key.rfind("costs.", 0) == 0) {
             apply_cost_override(root, key, value, origin);
             src.overridden.insert("hardware." + key);

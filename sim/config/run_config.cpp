@@ -8,6 +8,7 @@
 #include "configfile/config_node.h"
 #include "configfile/yaml_file.h"
 #include "sim/config/canonical_json.h"
+#include "sim/host_memory.h"
 #include "sim/config/hw_config_loader.h"
 
 namespace bnsim {
@@ -83,10 +84,17 @@ KernelTarget RunConfig::target() const {
 }
 
 GeneratedKernel RunConfig::generate() const {
+    // A trace this machine could not simulate is refused while it is made, not after the
+    // allocator gives up (a legal shape can mean billions of instructions).
+    set_trace_limit(simulable_instructions());
     try {
         return entry->generate(kernel_params, target());
     } catch (const KernelError& e) {
         throw KernelError(file + ": " + e.what());
+    } catch (const TraceTooLarge& e) {
+        throw KernelError(file + ": " + kernel + ": " + e.what() + " on this machine (a run takes about " +
+                          std::to_string(kRunBytesPerInstruction) + " bytes per instruction, " +
+                          gib_text(mem_available_bytes()) + " available); expected a smaller shape or larger tiles");
     }
 }
 
@@ -105,12 +113,13 @@ Overrides parse_overrides(const std::vector<std::string>& args) {
     return out;
 }
 
-RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
+RunConfig load_run_config(const std::string& path, const Overrides& overrides, const OverrideOrigins& origins) {
     RunConfig cfg;
     cfg.file = path;
     YAML::Node root = load_yaml_file(path, "a YAML run config");
     auto run_src = std::make_shared<ConfigSource>();
     run_src->file = path;
+    run_src->override_origin = origins;
     Overrides hw_overrides;
     for (const auto& [k, v] : overrides) {
         if (k.rfind("hardware.", 0) == 0) {
@@ -118,7 +127,7 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
             continue;
         }
         if (!root.IsMap()) break;  // reported below by ConfigNode
-        apply_override(root, k, v, "--set " + k + "=" + v);
+        apply_override(root, k, v, run_src->origin_of(k) + " " + excerpt(k, 80) + "=" + excerpt(v));
         run_src->overridden.insert(k);
     }
     ConfigNode top(root, "", run_src);
@@ -148,6 +157,7 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides) {
         }
         auto hw_src = std::make_shared<ConfigSource>();
         hw_src->file = cfg.hw_file;
+        hw_src->override_origin = origins;
         apply_hw_overrides(hw_root, hw_overrides, *hw_src);
         ConfigNode hw(hw_root, "hardware", hw_src);
         loaded.hw = parse_hw_config(hw);

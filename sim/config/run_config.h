@@ -1,6 +1,7 @@
 #pragma once
 // A run config: which hardware, which kernel with which inputs, and how to run it.
 #include <any>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,7 +33,10 @@ struct RunConfig {
 // "--set a.b=c" arguments, in order (Overrides: kernels/kernel_entry.h).
 Overrides parse_overrides(const std::vector<std::string>& args);
 
+// What set an override, by its key, for messages ("--axis", "column"); unlisted keys: "--set".
+using OverrideOrigins = std::map<std::string, std::string>;
+
 // Loads and checks a run config and its hardware preset; throws ConfigError.
-RunConfig load_run_config(const std::string& path, const Overrides& overrides = {});
+RunConfig load_run_config(const std::string& path, const Overrides& overrides = {}, const OverrideOrigins& origins = {});
 
 }  // namespace bnsim

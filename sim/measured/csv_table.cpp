@@ -3,11 +3,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "configfile/input_file.h"
 #include "sim/measured/import_error.h"
 
 namespace bnsim {
@@ -16,7 +15,7 @@ void import_fail(const std::string& file, int line, const std::string& field, co
     std::string m = file;
     if (line > 0) m += ":" + std::to_string(line);
     m += ": ";
-    if (!field.empty()) m += "field '" + field + "': ";
+    if (!field.empty()) m += "field '" + excerpt(field) + "': ";
     throw ImportError(m + what);
 }
 
@@ -31,7 +30,7 @@ double parse_number(const std::string& text, const std::string& file, int line, 
     errno = 0;
     const double v = std::strtod(t.c_str(), &end);
     if (end != t.c_str() + t.size() || errno == ERANGE || !std::isfinite(v))
-        import_fail(file, line, field, "expected a number, got '" + t + "'");
+        import_fail(file, line, field, "expected a number, got '" + excerpt(t) + "'");
     return v;
 }
 
@@ -114,15 +113,17 @@ CsvTable parse_csv(const std::string& text, const std::string& file) {
     return t;
 }
 
-CsvTable read_csv(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) import_fail(path, 0, "", "is a directory, expected a CSV file");
-    std::ifstream f(path, std::ios::binary);
-    if (!f) import_fail(path, 0, "", "cannot open file");
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return parse_csv(ss.str(), path);
+std::string read_import_file(const std::string& path, const std::string& what, uint64_t max_bytes) {
+    try {
+        return read_input_file(path, what, max_bytes);
+    } catch (const ImportError&) {
+        throw;
+    } catch (const ConfigError& e) {
+        throw ImportError(e.what());
+    }
 }
+
+CsvTable read_csv(const std::string& path) { return parse_csv(read_import_file(path, "a CSV file", kMaxMeasuredBytes), path); }
 
 std::string csv_field(const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;

@@ -2,9 +2,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <algorithm>
 #include <sstream>
 
+#include "configfile/input_file.h"
 #include "sim/calibration/measurements.h"
 #include "sim/measured/csv_table.h"
 #include "sim/measured/import_error.h"
@@ -15,26 +16,49 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Compiled on first use, not at start-up: every bnsim command (a run included) paid 1.5M
-// instructions for them before main.
-const std::regex& dotted_key() {
-    static const std::regex re(R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)");
-    return re;
-}
-const std::regex& percentile_column() {
-    static const std::regex re(R"(p([0-9]+(\.[0-9]+)?)_us)");
-    return re;
+// Hand-written matchers, not std::regex: its matcher recurses per character, so a long column
+// name in an untrusted file overflowed the stack.
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// [A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*
+bool is_dotted_key(const std::string& s) {
+    bool start = true;
+    for (char c : s) {
+        if (start) {
+            if (!ident_start(c)) return false;
+            start = false;
+        } else if (c == '.') {
+            start = true;
+        } else if (!ident_char(c)) {
+            return false;
+        }
+    }
+    return !start;
 }
 
-std::string read_text(const std::string& path) {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) import_fail(path, 0, "", "is a directory, expected a measured-runs file");
-    std::ifstream f(path, std::ios::binary);
-    if (!f) import_fail(path, 0, "", "cannot open file");
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+// [0-9]+(\.[0-9]+)?
+bool is_decimal(const std::string& s) {
+    const size_t dot = s.find('.');
+    auto digits = [](const std::string& d) {
+        return !d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (dot == std::string::npos) return digits(s);
+    return digits(s.substr(0, dot)) && digits(s.substr(dot + 1));
 }
+
+// p<N> (latency-table keys) and p<N>_us (CSV columns); the percentile's text, or "".
+std::string percentile_of(const std::string& s, const std::string& suffix) {
+    if (s.size() <= 1 + suffix.size() || s[0] != 'p' || s.compare(s.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return "";
+    const std::string n = s.substr(1, s.size() - 1 - suffix.size());
+    return is_decimal(n) ? n : "";
+}
+
+// A kernel latency past 1000 s is not a measurement (and its ns would overflow later sums).
+constexpr double kMaxLatencyUs = 1e9;
+
+std::string read_text(const std::string& path) { return read_import_file(path, "a measured-runs file", kMaxMeasuredBytes); }
 
 std::string resolve_relative(const std::string& file, const std::string& p) {
     if (p.empty() || fs::path(p).is_absolute()) return p;
@@ -53,7 +77,7 @@ double to_us(double v, const std::string& unit, const std::string& file, int lin
     if (unit == "ms") return v * 1e3;
     if (unit == "ns") return v * 1e-3;
     if (unit == "s") return v * 1e6;
-    import_fail(file, line, field, "expected a unit of ns, us, ms or s after the value, got '" + unit + "'");
+    import_fail(file, line, field, "expected a unit of ns, us, ms or s after the value, got '" + excerpt(unit) + "'");
 }
 
 }  // namespace
@@ -77,11 +101,14 @@ MeasuredSet read_runs_csv(const std::string& path) {
     const auto lat = t.column("latency_us");
     if (!lat) import_fail(path, 1, "latency_us", "missing column (a measured-runs CSV needs latency_us)");
     for (const auto& h : t.header) {
-        if (h == "latency_us" || h == "id" || h == "config" || h == "source" || std::regex_match(h, percentile_column()))
+        if (h == "latency_us" || h == "id" || h == "config" || h == "source" || !percentile_of(h, "_us").empty())
             continue;
-        if (!std::regex_match(h, dotted_key()))
+        if (!is_dotted_key(h))
             import_fail(path, 1, h, "expected a run-config dotted key (e.g. shape.C), latency_us, p<N>_us, id, config or source");
     }
+    if (t.rows.size() > kMaxMeasuredPoints)
+        import_fail(path, 0, "", std::to_string(t.rows.size()) + " measured rows; expected at most " +
+                                     std::to_string(kMaxMeasuredPoints) + " (each is a simulation): split the file");
     for (size_t r = 0; r < t.rows.size(); ++r) {
         const auto& row = t.rows[r];
         const int line = t.lines[r];
@@ -90,12 +117,19 @@ MeasuredSet read_runs_csv(const std::string& path) {
         for (size_t c = 0; c < t.header.size(); ++c) {
             const std::string& h = t.header[c];
             const std::string v = trim(row[c]);
-            std::smatch m;
+            const std::string pct = percentile_of(h, "_us");
             if (h == "latency_us") {
-                p.measured = parse_number(v, path, line, h) * 1e3;
-                if (p.measured <= 0) import_fail(path, line, h, "expected a positive latency, got '" + v + "'");
-            } else if (std::regex_match(h, m, percentile_column())) {
-                if (!v.empty()) p.percentiles_us["p" + m[1].str()] = parse_number(v, path, line, h);
+                const double us = parse_number(v, path, line, h);
+                if (!(us > 0 && us <= kMaxLatencyUs))
+                    import_fail(path, line, h, "expected a latency in (0, 1e9] us, got '" + excerpt(v) + "'");
+                p.measured = us * 1e3;
+            } else if (!pct.empty()) {
+                if (!v.empty()) {
+                    const double us = parse_number(v, path, line, h);
+                    if (!(us > 0 && us <= kMaxLatencyUs))
+                        import_fail(path, line, h, "expected a latency in (0, 1e9] us, got '" + excerpt(v) + "'");
+                    p.percentiles_us["p" + pct] = us;
+                }
             } else if (h == "id") {
                 p.id = v;
             } else if (h == "config") {
@@ -141,18 +175,21 @@ MeasuredSet read_latency_table(const std::string& path) {
         if (s.empty() || s[0] == '#') continue;
         const auto colon = s.find(':');
         if (colon == std::string::npos)
-            import_fail(path, line, "", "expected 'run: ...', 'config: ...', 'id: ...' or 'pNN: VALUE UNIT', got '" + s + "'");
+            import_fail(path, line, "", "expected 'run: ...', 'config: ...', 'id: ...' or 'pNN: VALUE UNIT', got '" + excerpt(s) + "'");
         const std::string key = trim(s.substr(0, colon)), rest = trim(s.substr(colon + 1));
         if (key == "run") {
             close();
+            if (set.points.size() >= kMaxMeasuredPoints)
+                import_fail(path, line, "", "more than " + std::to_string(kMaxMeasuredPoints) +
+                                                " run: blocks; expected at most that many (each is a simulation): split the file");
             cur = MeasuredPoint{};
             cur->line = line;
             std::istringstream kv(rest);
             for (std::string pair; kv >> pair;) {
                 const auto eq = pair.find('=');
                 const std::string k = eq == std::string::npos ? pair : pair.substr(0, eq);
-                if (eq == std::string::npos || eq + 1 == pair.size() || !std::regex_match(k, dotted_key()))
-                    import_fail(path, line, k, "expected dotted.key=value after 'run:', got '" + pair + "'");
+                if (eq == std::string::npos || eq + 1 == pair.size() || !is_dotted_key(k))
+                    import_fail(path, line, k, "expected dotted.key=value after 'run:', got '" + excerpt(pair) + "'");
                 cur->sets.emplace_back(k, pair.substr(eq + 1));
             }
             continue;
@@ -162,14 +199,15 @@ MeasuredSet read_latency_table(const std::string& path) {
             cur->config = resolve_relative(path, rest);
         } else if (key == "id") {
             cur->id = rest;
-        } else if (std::regex_match(key, std::regex(R"(p[0-9]+(\.[0-9]+)?)"))) {
+        } else if (!percentile_of(key, "").empty()) {
             std::istringstream vu(rest);
             std::string v, unit, extra;
             vu >> v >> unit >> extra;
-            if (unit.empty()) import_fail(path, line, key, "expected 'VALUE UNIT' (e.g. 186.0 us), got '" + rest + "'");
-            if (!extra.empty()) import_fail(path, line, key, "unexpected text after the unit: '" + extra + "'");
+            if (unit.empty()) import_fail(path, line, key, "expected 'VALUE UNIT' (e.g. 186.0 us), got '" + excerpt(rest) + "'");
+            if (!extra.empty()) import_fail(path, line, key, "unexpected text after the unit: '" + excerpt(extra) + "'");
             const double us = to_us(parse_number(v, path, line, key), unit, path, line, key);
-            if (us <= 0) import_fail(path, line, key, "expected a positive latency, got '" + v + "'");
+            if (!(us > 0 && us <= kMaxLatencyUs))
+                import_fail(path, line, key, "expected a latency in (0, 1e9] us, got '" + excerpt(rest) + "'");
             if (!cur->percentiles_us.emplace(key, us).second) import_fail(path, line, key, "given twice in one run");
         } else {
             import_fail(path, line, key, "unknown line: expected run, config, id or a percentile pNN");

@@ -39,6 +39,9 @@ struct MeasuredSet {
     std::vector<MeasuredPoint> points;
 };
 
+// Each point is at least one simulation; a file with more is refused before any runs.
+constexpr size_t kMaxMeasuredPoints = 10000;
+
 // Reads any of the three forms (by content: a calibration YAML has `rows:`, a latency table
 // has `run:` lines, anything else is read as CSV). Throws ImportError naming file, line and field.
 MeasuredSet read_measured(const std::string& path);

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "configfile/input_file.h"
+#include "configfile/json_text.h"
 #include "sim/commands/output_file.h"
 #include "sim/measured/csv_table.h"
 #include "sim/measured/import_error.h"
@@ -74,13 +76,7 @@ bool summary_field_is_numeric(const std::string& f) {
 
 namespace {
 
-std::string read_text(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) import_fail(path, 0, "", "cannot open file");
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+std::string read_text(const std::string& path) { return read_import_file(path, "a profile file", kMaxProfileBytes); }
 
 std::string trim(const std::string& s) {
     size_t b = 0, e = s.size();
@@ -92,11 +88,16 @@ std::string trim(const std::string& s) {
 void check_summary_value(const std::string& file, int line, const std::string& field, const std::string& value,
                          const std::string& where = "") {
     if (!summary_field_is_numeric(field)) return;
+    double v = 0;
     try {
-        parse_number(value, file, line, field);
+        v = parse_number(value, file, line, field);
     } catch (const ImportError&) {
-        import_fail(file, line, field, where + "expected a number, got '" + value + "'");
+        import_fail(file, line, field, where + "expected a number, got '" + excerpt(value) + "'");
     }
+    // Times, sizes and counts are never negative; a kernel takes some time.
+    if (v < 0) import_fail(file, line, field, where + "expected a non-negative number, got '" + excerpt(value) + "'");
+    if (field == "total_time" && v <= 0)
+        import_fail(file, line, field, where + "expected a positive time in seconds, got '" + excerpt(value) + "'");
 }
 
 // ---- summary-text ------------------------------------------------------------------------
@@ -274,11 +275,11 @@ std::string table_key(const std::string& k) {
 void read_json_profile(Profile& p, const std::string& path, const std::string& text) {
     json doc;
     try {
-        doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-        const size_t upto = std::min(text.size(), size_t(e.byte));
-        const int line = 1 + int(std::count(text.begin(), text.begin() + long(upto), '\n'));
-        import_fail(path, line, "", "JSON syntax error");
+        doc = parse_json_text(text, path, "a profile JSON");
+    } catch (const ImportError&) {
+        throw;
+    } catch (const ConfigError& e) {
+        throw ImportError(e.what());
     }
     auto add_list = [&](const json& list, Table forced, const std::string& name) {
         const json items = list.is_array() ? list : json::array({list});
@@ -349,10 +350,17 @@ void read_one(Profile& p, const std::string& path) {
 bool looks_like_profile(const std::string& path) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) return true;
+    // Only a regular file is probed (a FIFO would block); whatever else it is, its reader says so.
+    if (!is_regular_input(path)) return false;
     std::ifstream f(path, std::ios::binary);
     if (!f) return false;
+    std::string head(64 * 1024, '\0');  // the first line is enough; never read a whole big file here
+    f.read(&head[0], std::streamsize(head.size()));
+    head.resize(size_t(f.gcount()));
+    if (head.compare(0, 3, "\xEF\xBB\xBF") == 0) head.erase(0, 3);
+    std::istringstream in(head);
     std::string first;
-    while (std::getline(f, first) && trim(first).empty()) {
+    while (std::getline(in, first) && trim(first).empty()) {
     }
     const std::string s = trim(first);
     if (s.empty()) return false;
@@ -364,26 +372,49 @@ bool looks_like_profile(const std::string& path) {
     return false;
 }
 
+namespace {
+
+// A profile folder holds a handful of tables; past this many files it is not one.
+constexpr size_t kMaxProfileFiles = 64;
+
+std::vector<std::string> table_files(const std::string& dir) {
+    std::vector<std::string> csv, json_files;
+    try {
+        size_t seen = 0;
+        for (const auto& e : fs::directory_iterator(dir)) {
+            if (++seen > 4 * kMaxProfileFiles)
+                import_fail(dir, 0, "", "more than " + std::to_string(4 * kMaxProfileFiles) +
+                                            " entries; expected a profile folder of a few tables");
+            std::error_code ec;
+            if (!e.is_regular_file(ec)) continue;
+            const std::string ext = e.path().extension().string();
+            if (ext == ".csv" || ext == ".txt") csv.push_back(e.path().string());
+            if (ext == ".json") json_files.push_back(e.path().string());
+        }
+    } catch (const fs::filesystem_error& e) {
+        import_fail(dir, 0, "", std::string("cannot list the folder (") + e.code().message() + ")");
+    }
+    // The JSON holds the same tables as the CSVs bnsim writes; read it only when there are no CSVs.
+    std::vector<std::string> files = csv.empty() ? json_files : csv;
+    std::sort(files.begin(), files.end());
+    if (files.size() > kMaxProfileFiles)
+        import_fail(dir, 0, "", std::to_string(files.size()) + " table files; expected a profile folder of at most " +
+                                    std::to_string(kMaxProfileFiles));
+    return files;
+}
+
+}  // namespace
+
 Profile read_profile(const std::string& path) {
     Profile p;
     p.file = path;
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
         p.format = "directory";
-        std::vector<std::string> files;
-        for (const auto& e : fs::directory_iterator(path, ec)) {
-            const std::string ext = e.path().extension().string();
-            if (e.is_regular_file() && (ext == ".csv" || ext == ".txt")) files.push_back(e.path().string());
-        }
-        std::sort(files.begin(), files.end());
-        // The JSON holds the same tables as the CSVs bnsim writes; read it only when there are no CSVs.
-        if (files.empty())
-            for (const auto& e : fs::directory_iterator(path, ec))
-                if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+        const std::vector<std::string> files = table_files(path);
         if (files.empty()) import_fail(path, 0, "", "directory holds no profile table (.csv, .json or summary .txt)");
         for (const auto& f : files) read_one(p, f);
     } else {
-        if (!fs::exists(path, ec)) import_fail(path, 0, "", "no such file");
         read_one(p, path);
     }
     if (p.summary.empty() && p.instructions.empty() && p.dma_packets.empty())
@@ -424,6 +455,12 @@ std::string key_value_csv(const std::map<std::string, std::string>& m) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& profile_dir_files() {
+    static const std::vector<std::string> names{"metadata.csv", "summary.csv", "instruction.csv", "dma_packet.csv",
+                                                "profile.json"};
+    return names;
+}
 
 void write_profile_dir(const Profile& p, const OutputDir& dir) {
     dir.write("metadata.csv", [&](std::ostream& o) { o << key_value_csv(p.metadata); });

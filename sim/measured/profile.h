@@ -63,6 +63,8 @@ bool looks_like_profile(const std::string& path);
 // metadata.csv and the same tables in DIR/profile.json. Numbers are written so they read back
 // exactly (shortest round-trip form).
 void write_profile_dir(const Profile& p, const OutputDir& dir);
+// The names write_profile_dir writes (a folder holding only these is an earlier profile).
+const std::vector<std::string>& profile_dir_files();
 
 // The engine a profiler name means, on the profiler's names: tensor, vector, scalar, gpsimd,
 // sync (bnsim's pe/dve/act/pool/sync map to these); unknown names come back lower-cased.

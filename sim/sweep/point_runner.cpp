@@ -9,8 +9,8 @@
 
 namespace bnsim {
 
-void check_point_config(const std::string& base, const PointParams& params) {
-    load_run_config(base, Overrides(params.begin(), params.end()));
+void check_point_config(const std::string& base, const PointParams& params, const std::map<std::string, std::string>& origins) {
+    load_run_config(base, Overrides(params.begin(), params.end()), origins);
 }
 
 PointOutcome run_point(const std::string& base, const PointParams& params) {

@@ -22,7 +22,8 @@ struct PointOutcome {
 PointOutcome run_point(const std::string& base, const PointParams& params);
 
 // Loads the run config with the point's parameters (no simulation); throws ConfigError.
-void check_point_config(const std::string& base, const PointParams& params);
+void check_point_config(const std::string& base, const PointParams& params,
+                        const std::map<std::string, std::string>& origins = {});
 
 // A result row: {"id", "params", "status", "error", "run"}.
 nlohmann::ordered_json point_record(const SweepPoint& p, const PointOutcome& o);

@@ -12,6 +12,8 @@
 
 #include "sim/commands/output_file.h"
 #include "configfile/config_error.h"
+#include "configfile/input_file.h"
+#include "configfile/json_text.h"
 #include "sim/report/provenance.h"
 
 namespace bnsim {
@@ -21,14 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+std::string file_hash(const std::string& path) {
+    return point_id({{"content", read_input_file(path, "a YAML run config", kMaxConfigBytes)}});
 }
-
-std::string file_hash(const std::string& path) { return point_id({{"content", slurp(path)}}); }
 
 void write_all(int fd, const std::string& s, const std::string& path) {
     size_t done = 0;
@@ -120,18 +117,105 @@ SweepKernel kernel_of_meta(const json& meta) {
     return k;
 }
 
+namespace {
+
+// Checks of what a folder's files hold before anything reads them by key: a field missing or of
+// the wrong type is a located error, not the JSON library's type_error.
+struct Shape {
+    std::string where;  // "FILE:LINE" or "FILE"
+    [[noreturn]] void fail(const std::string& key, const std::string& expected) const {
+        throw ConfigError(where + ": " + (key.empty() ? "" : key + ": ") + "expected " + expected +
+                          "; not a bnsim sweep record (was the folder edited?)");
+    }
+    const json& field(const json& o, const std::string& key, const std::string& path) const {
+        if (!o.is_object() || !o.contains(key)) fail(path, "a field '" + key + "'");
+        return o[key];
+    }
+    void string(const json& o, const std::string& key, const std::string& path) const {
+        if (!field(o, key, path).is_string()) fail(path + key, "a string");
+    }
+    void number(const json& o, const std::string& key, const std::string& path) const {
+        if (!field(o, key, path).is_number()) fail(path + key, "a number");
+    }
+    void strings(const json& v, const std::string& path) const {  // an array of strings
+        if (!v.is_array()) fail(path, "a list of strings");
+        for (const auto& s : v)
+            if (!s.is_string()) fail(path, "a list of strings");
+    }
+};
+
+void check_meta(const json& m, const Shape& s) {
+    if (!m.is_object()) s.fail("sweep.json", "an object");
+    s.string(m, "sweep_id", "");
+    s.string(m, "shard", "");
+    s.strings(s.field(m, "columns", ""), "columns");
+    const json& k = s.field(m, "kernel", "");
+    s.string(k, "name", "kernel.");
+    const json& axes = s.field(k, "decision_axes", "kernel.");
+    if (!axes.is_array()) s.fail("kernel.decision_axes", "a list");
+    for (const auto& a : axes) {
+        s.string(a, "key", "kernel.decision_axes[].");
+        s.string(a, "kind", "kernel.decision_axes[].");
+    }
+    const json& ao = s.field(k, "auto_overrides", "kernel.");
+    if (!ao.is_object()) s.fail("kernel.auto_overrides", "an object");
+    for (const auto& [key, v] : ao.items())
+        if (!v.is_string()) s.fail("kernel.auto_overrides." + key, "a string");
+    s.strings(s.field(k, "summary_fields", "kernel."), "kernel.summary_fields");
+    const json& pts = s.field(m, "points", "");
+    if (!pts.is_array()) s.fail("points", "a list");
+    for (const auto& p : pts) {
+        s.string(p, "id", "points[].");
+        const json& params = s.field(p, "params", "points[].");
+        if (!params.is_object()) s.fail("points[].params", "an object");
+        for (const auto& [key, v] : params.items())
+            if (!v.is_string()) s.fail("points[].params." + key, "a string");
+    }
+    if (m.contains("provenance") && !m["provenance"].is_object()) s.fail("provenance", "an object");
+}
+
+void check_record(const json& r, const Shape& s) {
+    if (!r.is_object()) s.fail("record", "a JSON object");
+    s.string(r, "id", "");
+    s.string(r, "status", "");
+    s.string(r, "error", "");
+    if (!s.field(r, "auto", "").is_boolean()) s.fail("auto", "true or false");
+    const json& params = s.field(r, "params", "");
+    if (!params.is_object()) s.fail("params", "an object");
+    for (const auto& [key, v] : params.items())
+        if (!v.is_string()) s.fail("params." + key, "a string");
+    const json& run = s.field(r, "run", "");
+    if (r["status"] != "ok") {
+        if (!run.is_null()) s.fail("run", "null for a point that did not run");
+        return;
+    }
+    if (!run.is_object()) s.fail("run", "the point's run report");
+    for (const char* k : {"latency_ns", "kernel_ns"}) s.number(run, k, "run.");
+    const json& hbm = s.field(run, "hbm", "run.");
+    for (const char* k : {"bytes_read", "bytes_written"}) s.number(hbm, k, "run.hbm.");
+    const json& binding = s.field(s.field(run, "bounds", "run."), "binding", "run.bounds.");
+    s.string(binding, "unit", "run.bounds.binding.");
+    s.number(binding, "bound_ns", "run.bounds.binding.");
+    const json& phases = s.field(run, "phases", "run.");
+    if (!phases.is_array()) s.fail("run.phases", "a list");
+    for (const auto& p : phases) {
+        s.string(p, "name", "run.phases[].");
+        s.number(p, "duration_ns", "run.phases[].");
+        const json& b = s.field(p, "binding", "run.phases[].");
+        s.string(b, "unit", "run.phases[].binding.");
+        s.number(b, "bound_ns", "run.phases[].binding.");
+    }
+}
+
+}  // namespace
+
 json read_meta(const std::string& dir) {
     const std::string path = (fs::path(dir) / "sweep.json").string();
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) throw ConfigError(dir + ": not a sweep output folder (no sweep.json)");
-    try {
-        json m = json::parse(slurp(path));
-        if (!m.contains("sweep_id") || !m.contains("points") || !m.contains("kernel"))
-            throw ConfigError(path + ": not a bnsim sweep.json (no sweep_id, kernel or points)");
-        return m;
-    } catch (const json::exception& e) {
-        throw ConfigError(path + ": not valid JSON: " + e.what());
-    }
+    json m = parse_json_text(read_input_file(path, "a bnsim sweep.json", kMaxProfileBytes), path, "a bnsim sweep.json");
+    check_meta(m, Shape{path});
+    return m;
 }
 
 Records read_records(const std::string& dir) {
@@ -139,19 +223,17 @@ Records read_records(const std::string& dir) {
     const std::string path = (fs::path(dir) / "results.jsonl").string();
     std::error_code ec;
     if (!fs::exists(path, ec)) return out;
-    const std::string text = slurp(path);
+    const std::string text = read_input_file(path, "a bnsim results.jsonl", kMaxRecordsBytes);
     size_t pos = 0, line_no = 0;
     while (pos < text.size()) {
         const size_t nl = text.find('\n', pos);
         if (nl == std::string::npos) break;  // a torn last line: its point runs again
         ++line_no;
-        try {
-            json r = json::parse(text.substr(pos, nl - pos));
-            const std::string id = r.at("id").get<std::string>();
-            out[id] = std::move(r);
-        } catch (const json::exception& e) {
-            throw ConfigError(path + ":" + std::to_string(line_no) + ": not a result record: " + e.what());
-        }
+        const std::string where = path + ":" + std::to_string(line_no);
+        json r = parse_json_text(text.substr(pos, nl - pos), where, "a result record (one JSON object per line)");
+        check_record(r, Shape{where});
+        const std::string id = r["id"].get<std::string>();
+        out[id] = std::move(r);
         pos = nl + 1;
     }
     return out;
@@ -180,8 +262,10 @@ ResultsDir::ResultsDir(std::string dir, json meta, bool resume) : dir_(std::move
     if (ec) throw ConfigError(dir_ + ": cannot create the output folder (" + ec.message() + ")");
     const std::string lock = (fs::path(dir_) / ".lock").string();
     lock_fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
-        throw ConfigError(dir_ + ": in use by another bnsim sweep (cannot lock " + lock + ")");
+    if (lock_fd_ < 0)
+        throw ConfigError(dir_ + ": cannot write in the output folder (" + std::strerror(errno) + ")");
+    if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
+        throw ConfigError(dir_ + ": in use by another bnsim sweep or merge (cannot lock " + lock + ")");
     const bool has_meta = fs::exists(fs::path(dir_) / "sweep.json", ec);
     const bool has_rows = fs::exists(fs::path(dir_) / "results.jsonl", ec) &&
                           fs::file_size(fs::path(dir_) / "results.jsonl", ec) > 0;

@@ -14,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "configfile/config_error.h"
+#include "configfile/yaml_file.h"
 
 namespace bnsim {
 
@@ -23,11 +24,14 @@ constexpr size_t kMaxAxisValues = 100000;
 
 struct Reader {
     std::string file;
-    [[noreturn]] void fail(const YAML::Node& n, const std::string& key, const std::string& msg) const {
+    std::string at(const YAML::Node& n) const {
         std::string where = file;
         if (n.IsDefined() && n.Mark().line >= 0)
             where += ":" + std::to_string(n.Mark().line + 1) + ":" + std::to_string(n.Mark().column + 1);
-        throw ConfigError(where + ": " + key + ": " + msg);
+        return where;
+    }
+    [[noreturn]] void fail(const YAML::Node& n, const std::string& key, const std::string& msg) const {
+        throw ConfigError(at(n) + ": " + excerpt(key, 80) + ": " + msg);
     }
 };
 
@@ -123,17 +127,8 @@ SweepSpec load_sweep_spec(const std::string& path) {
     SweepSpec s;
     s.file = path;
     Reader r{path};
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": is a directory, expected a sweep file (YAML)");
-    std::ifstream f(path);
-    if (!f) throw ConfigError(path + ": cannot open sweep file");
-    YAML::Node root;
-    try {
-        root = YAML::Load(f);
-    } catch (const YAML::Exception& e) {
-        throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                          ": YAML syntax error: " + e.msg);
-    }
+    // Regular files only, size-limited, every key a plain scalar and given once.
+    const YAML::Node root = load_yaml_file(path, "a sweep file (YAML)");
     if (!root.IsMap()) throw ConfigError(path + ": expected a mapping with base, grid and/or points");
     for (const auto& kv : root) {
         const std::string k = kv.first.as<std::string>();
@@ -146,7 +141,8 @@ SweepSpec load_sweep_spec(const std::string& path) {
     if (const YAML::Node t = root["timeout"]) {
         double v = 0;
         bool integral = false;
-        if (!as_number(t, v, integral) || v <= 0) r.fail(t, "timeout", "expected seconds per point, > 0");
+        if (!as_number(t, v, integral) || v <= 0 || v > 86400)
+            r.fail(t, "timeout", "expected seconds per point in (0, 86400]");
         s.timeout_s = v;
     }
     if (const YAML::Node g = root["grid"]) {
@@ -157,6 +153,7 @@ SweepSpec load_sweep_spec(const std::string& path) {
             for (const auto& [k, v] : s.grid)
                 if (k == key) r.fail(kv.first, "grid." + key, "given twice");
             s.grid.emplace_back(key, axis_values(r, "grid." + key, kv.second));
+            s.key_origin.emplace(key, r.at(kv.first) + ": grid key");
         }
     }
     if (const YAML::Node ps = root["points"]) {
@@ -170,8 +167,11 @@ SweepSpec load_sweep_spec(const std::string& path) {
                 const std::string key = kv.first.as<std::string>();
                 check_key(r, kv.first, key);
                 params.emplace_back(key, yaml_text(kv.second));
+                s.key_origin.emplace(key, r.at(kv.first) + ": " + where + " key");
             }
             s.points.push_back(params);
+            if (s.points.size() > kMaxSweepPoints)
+                r.fail(p, "points", "more than " + std::to_string(kMaxSweepPoints) + " explicit points");
         }
     }
     return s;
@@ -247,6 +247,19 @@ SweepPlan expand_sweep(const SweepSpec& spec, const SweepKernel& kernel) {
     };
     std::vector<std::pair<std::string, std::vector<std::string>>> ctx_axes, dec_axes;
     for (const auto& a : spec.grid) (kernel.is_decision_key(a.first) ? dec_axes : ctx_axes).push_back(a);
+    // Count before enumerating: each axis is capped, their product is not (three 1,000-value
+    // axes are a billion points). Counted in double, which cannot overflow here.
+    double contexts = 1, decisions = 1;
+    for (const auto& a : ctx_axes) contexts *= double(a.second.size());
+    for (const auto& a : dec_axes) decisions *= double(a.second.size());
+    const double planned = contexts * (decisions + 1) + 2 * double(spec.points.size());
+    if (planned > double(kMaxSweepPoints)) {
+        char count[32];
+        std::snprintf(count, sizeof count, "%.4g", planned);
+        throw ConfigError(spec.file + ": the grid is " + count + " points (with the kernel's own choice per context); "
+                          "expected at most " + std::to_string(kMaxSweepPoints) +
+                          ": narrow an axis or split the sweep into several files");
+    }
     // One context: its auto point, then the decision grid.
     auto add_context = [&](const PointParams& ctx, const PointParams& given_decisions) {
         PointParams a = ctx;

@@ -4,6 +4,7 @@
 // plus explicit points. Expanding it against the kernel's decisions gives the points to run:
 // every combination of the other axes (a "context", e.g. a shape) also gets the kernel's own
 // choice (its auto point), so each result can be compared with it.
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,7 +22,11 @@ struct SweepSpec {
     double timeout_s = 300;  // per point
     std::vector<std::pair<std::string, std::vector<std::string>>> grid;  // key -> values, in file order
     std::vector<PointParams> points;                                          // explicit points
+    std::map<std::string, std::string> key_origin;  // key -> "FILE:LINE:COL: grid key", for messages
 };
+
+// A sweep of more points is refused before anything is planned (each point is a simulation).
+constexpr size_t kMaxSweepPoints = 100000;
 
 struct SweepPoint {
     std::string id;  // stable: a hash of the sorted parameters
