@@ -40,7 +40,12 @@ int main(int argc, char** argv) {
     } catch (const CLI::RuntimeError& e) {  // a command's own exit status (calibrate: 1 = a failed check)
         return e.get_exit_code();
     } catch (const CLI::ParseError& e) {
-        app.exit(e);  // prints the message and a pointer to --help
+        // One line, as for every other bad input (CLI11's own exit() adds a second).
+        std::string m = e.what();
+        while (!m.empty() && m.back() == '\n') m.pop_back();
+        for (char& c : m)
+            if (c == '\n') c = ' ';
+        std::cerr << "bnsim: " << m << " (--help lists the options)\n";
         return 2;
     } catch (const bnsim::ConfigError& e) {
         std::cerr << "bnsim: config error: " << e.what() << "\n";

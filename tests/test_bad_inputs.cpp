@@ -296,7 +296,7 @@ BAD_INPUT("config path is a FIFO, refused without blocking", [](const std::strin
 BAD_INPUT("a 10 MB config is refused before parsing", [](const std::string& d) {
     std::string big = small_config();
     while (big.size() < 10u << 20) big += "# padding padding padding padding padding padding padding padding\n";
-    return Row{{"run", config_file(d, big)}, {d + "/run.yaml", "bytes; expected a YAML run config of at most 1048576 bytes"}, 20};
+    return Row{{"run", config_file(d, big)}, {d + "/run.yaml", "10.0 MiB; expected a YAML run config of at most 1.0 MiB"}, 20};
 })
 
 // ---- calibrate ------------------------------------------------------------------------------

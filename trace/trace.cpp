@@ -1,5 +1,8 @@
 #include "trace/trace.h"
 
+#include <atomic>
+#include <limits>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -27,7 +30,25 @@ const HbmTensor* Trace::find_tensor(const std::string& name, int owner_core) con
     return nullptr;
 }
 
+namespace {
+std::atomic<size_t> g_trace_limit{std::numeric_limits<uint32_t>::max()};  // ids are 32-bit
+}  // namespace
+
+void set_trace_limit(size_t n) { g_trace_limit = std::min<size_t>(n, std::numeric_limits<uint32_t>::max()); }
+size_t trace_limit() { return g_trace_limit; }
+
+void Trace::reserve(size_t n) {
+    // A generator's bound is checked before a single instruction is made: a trace the limit
+    // refuses is refused at once, not after minutes of generating.
+    if (n > trace_limit())
+        throw TraceTooLarge("the trace would have up to " + std::to_string(n) + " instructions, more than the " +
+                            std::to_string(trace_limit()) + " allowed");
+    instrs_.reserve(n);
+}
+
 Instruction& Trace::append(Instruction ins) {
+    if (instrs_.size() >= trace_limit())
+        throw TraceTooLarge("the trace passed the " + std::to_string(trace_limit()) + " instructions allowed");
     ins.id = uint32_t(instrs_.size());
     if (ins.core >= num_cores) throw std::logic_error("instruction on a core the trace does not have");
     instrs_.push_back(std::move(ins));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,15 @@ struct HbmTensor {
     uint64_t bytes() const { return rows * row_bytes; }
 };
 
+// A trace past the process's instruction limit (set_trace_limit): the machine could not
+// simulate it. append() throws this rather than growing until the allocator gives up.
+struct TraceTooLarge : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// Process-wide; the default is no limit. bnsim sets it from the memory the machine has.
+void set_trace_limit(size_t max_instructions);
+size_t trace_limit();
+
 class Trace {
 public:
     std::string kernel;
@@ -44,8 +54,9 @@ public:
     // Appends in program order; sets the id. Returns a reference valid until the next append.
     Instruction& append(Instruction ins);
     // Room for n instructions: a generator that knows about how many it will append spares the
-    // trace its regrowth copies (only the pages it then fills are touched, so erring high is cheap).
-    void reserve(size_t n) { instrs_.reserve(n); }
+    // trace its regrowth copies (only the pages it then fills are touched, so erring high is cheap)
+    // and is refused up front (TraceTooLarge) when n is past the limit.
+    void reserve(size_t n);
     const std::vector<Instruction>& instructions() const { return instrs_; }
     std::vector<Instruction>& instructions() { return instrs_; }
     size_t size() const { return instrs_.size(); }

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -35,9 +36,14 @@ ChildResult run_child(const std::string& exe, const std::vector<std::string>& ar
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
 
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
+        // A child outlives no parent: if bnsim is killed, its children stop too (and remove
+        // their temporaries) rather than write into folders the parent has cleaned up.
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(1);
         dup2(out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
         close(out_pipe[0]);

@@ -14,6 +14,7 @@
 #include "sim/calibration/metrics.h"
 #include "sim/calibration/subprocess.h"
 #include "sim/commands/command.h"
+#include "sim/commands/number_option.h"
 #include "configfile/config_error.h"
 #include "sim/report/calibration_report.h"
 #include "sim/report/provenance.h"
@@ -178,9 +179,8 @@ void add_calibrate_command(CLI::App& app) {
                                       "hardware.* keys override the hardware preset, e.g. to try a parameter");
     cmd->add_option("--only", o->only, "run only the rows whose id starts with this (repeatable), e.g. M2");
     cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
-    cmd->add_option("--timeout", o->timeout_s, "seconds a row's run may take before it is killed and reported")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+    add_real_option(*cmd, "--timeout", o->timeout_s, kTimeoutRange,
+                    "seconds a row's run may take before it is killed and reported");
     // Hidden: the per-row child process.
     cmd->add_option("--measure", o->measure, "simulate one run config and print one metric")->group("");
     cmd->add_option("--metric", o->metric, "the metric --measure prints")->group("");

@@ -9,6 +9,7 @@
 
 #include "sim/calibration/subprocess.h"
 #include "sim/commands/command.h"
+#include "sim/commands/number_option.h"
 #include "sim/commands/output_file.h"
 #include "sim/compare/compare.h"
 #include "configfile/config_error.h"
@@ -39,9 +40,10 @@ struct CompareOptions {
 
 // Simulates the config once, in a child, as a profile; reads it back through the importer.
 Profile simulated_profile_of(const CompareOptions& o) {
-    char tmpl[] = "/tmp/bnsim-compare-XXXXXX";
-    if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a temporary directory");
-    const std::string dir = tmpl;
+    // Removed on every way out, a signal included.
+    const char* tmp = std::getenv("TMPDIR");
+    TempDir temp(tmp && *tmp ? tmp : "/tmp", "bnsim-compare-");
+    const std::string dir = temp.path();  // the child swaps its profile folder in here
     std::vector<std::string> args{"run", o.predict.against, "--json", "--profile-out", dir};
     for (const auto& s : o.predict.sets) args.insert(args.end(), {"--set", s});
     const ChildResult c = run_child(self_executable(), args, o.predict.timeout_s);
@@ -49,8 +51,6 @@ Profile simulated_profile_of(const CompareOptions& o) {
     std::string err;
     if (c.exit_code == 0) p = read_profile(dir);
     else err = c.timed_out ? "timed out" : c.err;
-    std::error_code ec;
-    fs::remove_all(dir, ec);
     if (!err.empty()) throw std::runtime_error("simulating " + o.predict.against + ": " + err);
     return p;
 }
@@ -108,10 +108,10 @@ void add_compare_command(CLI::App& app) {
                                               "e.g. --set hardware=fitted.yaml");
     cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
     cmd->add_option("--out", o->out, "write compare.html (SVG charts) and compare.json into this directory");
-    cmd->add_option("--jobs", o->predict.jobs, "child processes run at once")->capture_default_str()->check(CLI::Range(1, 256));
-    cmd->add_option("--timeout", o->predict.timeout_s, "seconds a point's run may take")->capture_default_str()->check(CLI::PositiveNumber);
-    cmd->add_option("--tolerance", o->tolerance_pct, "exit 1 if any point's error exceeds this many percent")
-        ->check(CLI::PositiveNumber);
+    add_int_option(*cmd, "--jobs", o->predict.jobs, 1, kMaxJobs, "child processes run at once");
+    add_real_option(*cmd, "--timeout", o->predict.timeout_s, kTimeoutRange, "seconds a point's run may take");
+    add_real_option(*cmd, "--tolerance", o->tolerance_pct, {0, 1000, true, "a percentage"},
+                    "exit 1 if any point's error exceeds this many percent");
     cmd->callback([o]() {
         if (o->predict.against.empty()) o->predict.against = default_run_config();
         const int rc = compare(*o);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "sim/commands/command.h"
+#include "sim/commands/number_option.h"
 #include "sim/commands/output_file.h"
 #include "configfile/config_error.h"
 #include "sim/fit/fit.h"
@@ -119,9 +120,9 @@ void add_fit_command(CLI::App& app) {
     cmd->add_option("--out", o->out, "write the hardware preset with the fitted values here");
     cmd->add_option("--set", o->predict.sets, "override a config key in every run: dotted.key=value (repeatable)");
     cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
-    cmd->add_option("--jobs", o->predict.jobs, "child processes run at once")->capture_default_str()->check(CLI::Range(1, 256));
-    cmd->add_option("--max-evals", o->fit.max_evals, "objective evaluations at most (default 40 x parameters + 20)")
-        ->check(CLI::PositiveNumber);
+    add_int_option(*cmd, "--jobs", o->predict.jobs, 1, kMaxJobs, "child processes run at once");
+    add_int_option(*cmd, "--max-evals", o->fit.max_evals, 1, 100000,
+                   "objective evaluations at most (default 40 x parameters + 20)");
     cmd->callback([o]() {
         if (o->predict.against.empty()) o->predict.against = default_run_config();
         run_fit(*o);

@@ -4,12 +4,16 @@
 #include <climits>
 #include <csignal>
 #include <cstring>
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <streambuf>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace bnsim {
@@ -24,9 +28,48 @@ char g_temp_path[PATH_MAX];
 volatile sig_atomic_t g_temp_live = 0;
 constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGABRT, SIGXFSZ};
 
+// Temporary folders (TempDir): a few at once (compare's simulated profile and its --out).
+constexpr int kDirSlots = 4;
+char g_dir_path[kDirSlots][PATH_MAX];
+volatile sig_atomic_t g_dir_live[kDirSlots] = {};
+
+// Removes a folder of files with system calls only (async-signal-safe: no opendir, no malloc).
+// Entries are unlinked while listed, so the listing restarts until a pass finds none.
+void remove_flat_dir(const char* path) {
+    const int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        alignas(8) char buf[4096];
+        for (int pass = 0; pass < 64; ++pass) {
+            bool removed = false;
+            lseek(fd, 0, SEEK_SET);
+            for (;;) {
+                const long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+                if (n <= 0) break;
+                for (long off = 0; off < n;) {
+                    // struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, char name[]
+                    unsigned short reclen;
+                    std::memcpy(&reclen, buf + off + 16, sizeof reclen);
+                    const char* name = buf + off + 19;
+                    if (!(name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))))
+                        removed |= unlinkat(fd, name, 0) == 0;
+                    off += reclen;
+                }
+            }
+            if (!removed) break;
+        }
+        close(fd);
+    }
+    rmdir(path);
+}
+
 extern "C" void remove_temp_and_die(int sig) {
     if (g_temp_live) unlink(g_temp_path);
     g_temp_live = 0;
+    for (int i = 0; i < kDirSlots; ++i)
+        if (g_dir_live[i]) {
+            g_dir_live[i] = 0;
+            remove_flat_dir(g_dir_path[i]);
+        }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -137,6 +180,12 @@ void need_writable_dir(const std::string& dir, const std::string& option, const 
 bool same_file(const struct stat& a, int fd) {
     struct stat b;
     return fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+mode_t current_umask() {
+    const mode_t mask = umask(0);
+    umask(mask);
+    return mask;
 }
 
 mode_t new_file_mode() {
@@ -277,6 +326,143 @@ void OutputDir::write(const std::string& name, const FileContent& content) const
     fs::create_directories(dir_, ec);
     if (ec) throw UsageError(option_ + " " + in_quotes(dir_) + ": cannot create the directory (" + ec.message() + ")");
     OutputFile(option_, (fs::path(dir_) / name).string(), false).write(content);
+}
+
+// ---- temporary and staged folders ------------------------------------------------------------
+
+namespace {
+
+sigset_t cleanup_signals() {
+    sigset_t s;
+    sigemptyset(&s);
+    for (int sig : kCleanupSignals) sigaddset(&s, sig);
+    return s;
+}
+
+}  // namespace
+
+TempDir::TempDir(const std::string& parent, const std::string& prefix) {
+    std::string tmpl = parent + "/" + prefix + "XXXXXX";
+    install_cleanup_handlers();
+    // Made and registered with the cleanup signals held: a signal in between cannot leave it.
+    const sigset_t cleanup = cleanup_signals();
+    sigset_t previous;
+    sigprocmask(SIG_BLOCK, &cleanup, &previous);
+    const bool made = mkdtemp(&tmpl[0]) != nullptr;
+    const int made_errno = errno;
+    if (made) {
+        for (int i = 0; i < kDirSlots; ++i)
+            if (!g_dir_live[i] && tmpl.size() < PATH_MAX) {
+                std::strncpy(g_dir_path[i], tmpl.c_str(), PATH_MAX - 1);
+                g_dir_path[i][PATH_MAX - 1] = '\0';
+                g_dir_live[i] = 1;
+                slot_ = i;
+                break;
+            }
+    }
+    sigprocmask(SIG_SETMASK, &previous, nullptr);
+    if (!made)
+        throw UsageError("cannot create a temporary folder in " + in_quotes(parent) + " (" + std::strerror(made_errno) + ")");
+    path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+    if (path_.empty()) return;
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+    release();
+}
+
+void TempDir::release() {
+    if (slot_ >= 0) g_dir_live[slot_] = 0;
+    slot_ = -1;
+    path_.clear();
+}
+
+std::vector<std::string> foreign_entries(const std::string& dir, const std::vector<std::string>& own) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return out;
+    size_t n = 0;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (std::find(own.begin(), own.end(), name) != own.end()) continue;
+        if (out.size() < 3) out.push_back(name);
+        ++n;
+    }
+    if (n > out.size()) out.push_back("and " + std::to_string(n - out.size()) + " more");
+    return out;
+}
+
+StagedDir::StagedDir(std::string option, const std::string& dir, std::vector<std::string> own_files)
+    : option_(std::move(option)), dir_(dir), own_(std::move(own_files)) {
+    OutputDir check(option_, dir);  // the target, or its nearest ancestor, is a writable folder
+    struct stat st;
+    if (stat(dir.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) throw UsageError(option_ + " " + in_quotes(dir) + ": exists and is not a folder");
+        const auto foreign = foreign_entries(dir, own_);
+        if (!foreign.empty()) {
+            std::string names;
+            for (const auto& f : foreign) names += (names.empty() ? "" : ", ") + f;
+            throw UsageError(option_ + " " + in_quotes(dir) + ": holds files bnsim did not write there (" + names +
+                             "); expected a new or empty folder, or one an earlier " + option_ + " wrote");
+        }
+    }
+    std::error_code ec;
+    const std::string parent = parent_of(fs::path(dir).lexically_normal().string());
+    fs::create_directories(parent, ec);
+    if (ec) throw UsageError(option_ + " " + in_quotes(dir) + ": cannot create " + in_quotes(parent) + " (" + ec.message() + ")");
+    std::string name = fs::path(dir).lexically_normal().filename().string();
+    if (name.empty() || name == "." || name == "..") throw UsageError(option_ + " " + in_quotes(dir) + ": expected a folder name");
+    temp_ = std::make_unique<TempDir>(parent, "." + name + ".bnsim-");
+    files_.emplace(option_, temp_->path());
+}
+
+StagedDir::~StagedDir() = default;
+
+void StagedDir::commit() {
+    const std::string target = fs::path(dir_).lexically_normal().string();
+    const std::string parent = parent_of(target);
+    const std::string what = option_ + " " + in_quotes(dir_) + ": ";
+    // The folder gets the permissions a plain mkdir would give (mkdtemp makes it 0700).
+    chmod(temp_->path().c_str(), 0777 & ~current_umask());
+    const int pfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (pfd < 0) throw UsageError(what + "cannot open " + in_quotes(parent) + " (" + std::strerror(errno) + ")");
+    struct Unlock {
+        int fd;
+        ~Unlock() {
+            flock(fd, LOCK_UN);
+            close(fd);
+        }
+    } unlock{pfd};
+    flock(pfd, LOCK_EX);  // one commit at a time into this parent; held for a few renames
+    struct stat st;
+    if (stat(target.c_str(), &st) == 0) {
+        // Checked again under the lock: another run may have filled it meanwhile.
+        if (!S_ISDIR(st.st_mode) || !foreign_entries(target, own_).empty())
+            throw UsageError(what + "changed while this run wrote its files (now holds files bnsim did not write there)");
+        if (renameat2(AT_FDCWD, temp_->path().c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) != 0) {
+            // A filesystem without name exchange: move the old folder aside first (still never a
+            // mix: the target is briefly absent, not half-written).
+            TempDir aside(parent, "." + fs::path(target).filename().string() + ".bnsim-old-");
+            if (rename(target.c_str(), aside.path().c_str()) != 0)  // onto the empty folder: allowed
+                throw UsageError(what + "cannot replace the folder (" + std::strerror(errno) + ")");
+            if (rename(temp_->path().c_str(), target.c_str()) != 0) {
+                const int err = errno;
+                rename(aside.path().c_str(), target.c_str());
+                throw UsageError(what + "cannot replace the folder (" + std::strerror(err) + ")");
+            }
+            temp_->release();
+            return;  // `aside`, now the old files, is removed as it goes out of scope
+        }
+        // temp_ now names the old files; its destructor removes them.
+        temp_.reset();
+    } else {
+        if (rename(temp_->path().c_str(), target.c_str()) != 0)
+            throw UsageError(what + "cannot move the results into place (" + std::strerror(errno) + ")");
+        temp_->release();
+    }
+    fsync(pfd);
 }
 
 }  // namespace bnsim

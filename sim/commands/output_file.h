@@ -12,9 +12,12 @@
 // Paths are checked when the OutputFile is made, before the run starts: an unusable path is a
 // UsageError (exit status 2) at once, not after minutes of simulation.
 #include <functional>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace bnsim {
 
@@ -56,5 +59,51 @@ private:
     std::string option_;
     std::string dir_;
 };
+
+// A private temporary folder (mkdtemp under `parent`), removed with its files when destroyed
+// and when a catchable signal ends the process. It holds files only, no subfolders.
+class TempDir {
+public:
+    TempDir(const std::string& parent, const std::string& prefix);
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return path_; }
+    // The folder is no longer ours to remove (it was renamed into place).
+    void release();
+
+private:
+    std::string path_;
+    int slot_ = -1;
+};
+
+// A folder of outputs that appears whole or not at all (--profile-out, merge --out, the report
+// folders). Files are written into a temporary folder beside the target; commit() puts it in the
+// target's place by one exchange of names under a lock on the parent folder, so the target holds
+// either the old set or the new one at every moment, and two runs never mix their files. The
+// old set is then removed. Without commit (an error, a full disk, a signal) the temporary goes
+// and the target is untouched.
+// A target that exists must be a folder that is empty or holds only `own_files` (an earlier
+// output of the same kind): replacing a folder of other files would delete them.
+class StagedDir {
+public:
+    StagedDir(std::string option, const std::string& dir, std::vector<std::string> own_files);
+    ~StagedDir();
+    // Where the files go until commit().
+    const OutputDir& files() const { return *files_; }
+    const std::string& path() const { return dir_; }
+    void commit();
+
+private:
+    std::string option_;
+    std::string dir_;
+    std::vector<std::string> own_;
+    std::unique_ptr<TempDir> temp_;
+    std::optional<OutputDir> files_;
+};
+
+// The names in `dir` that are not in `own` (at most a few, for a message); empty if dir is
+// absent, empty, or holds only `own`.
+std::vector<std::string> foreign_entries(const std::string& dir, const std::vector<std::string>& own);
 
 }  // namespace bnsim

@@ -69,8 +69,9 @@ void add_run_command(CLI::App& app) {
         prepare_short_lived_heap();  // the process ends with the run: fewer page faults
         std::optional<OutputFile> out;
         if (timeline_opt->count()) out.emplace("--timeline", *timeline, opts->json);
-        std::optional<OutputDir> profile_dir;
-        if (profile_opt->count()) profile_dir.emplace("--profile-out", *profile_out);
+        // The profile folder appears whole at the end, or not at all.
+        std::optional<StagedDir> profile_dir;
+        if (profile_opt->count()) profile_dir.emplace("--profile-out", *profile_out, profile_dir_files());
         RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
         if (*estimate_only && cfg.schedule != SchedulePolicy::list)
             throw ConfigError("--estimate reports the list scheduler's timeline: it needs schedule: list, not " +
@@ -86,7 +87,10 @@ void add_run_command(CLI::App& app) {
         SimResult r = *estimate_only ? estimate(cfg.hw, k.trace) : simulate(cfg.hw, k.trace, so);
         const Provenance prov = provenance_of(cfg);
         if (out) out->write([&](std::ostream& o) { write_timeline(o, k.trace, cfg.hw, r, prov); });
-        if (profile_dir) write_profile_dir(simulated_profile(cfg, k, r), *profile_dir);
+        if (profile_dir) {
+            write_profile_dir(simulated_profile(cfg, k, r), profile_dir->files());
+            profile_dir->commit();
+        }
         auto report = run_report_json(cfg, k, r, *figures.get());
         if (*estimate_only) report = mark_estimate(report);
         if (*uncertainty)

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "sim/commands/command.h"
+#include "sim/commands/number_option.h"
 #include "sim/commands/output_file.h"
 #include "sim/config/run_config.h"
 #include "sim/report/provenance.h"
@@ -25,14 +26,11 @@ void add_sensitivity_command(CLI::App& app) {
     cmd->add_option("--set", o->sets, "override a config key: dotted.key=value (repeatable)");
     cmd->add_option("--range", o->ranges, "replace an uncertain parameter's range or add one: NAME=LO:HI (repeatable)");
     cmd->add_option("--axis", *axes, "grid axis KEY=V1,V2,... (repeatable; default: the kernel's decision axes)");
-    cmd->add_option("--threshold", o->threshold_pct, "a parameter 'moves the latency' above this percent")
-        ->capture_default_str()
-        ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--tie", o->tie_pct, "the kernel's choice counts as best within this percent of the best grid config")
-        ->capture_default_str()
-        ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--jobs", o->jobs, "child processes run at once")->capture_default_str()->check(CLI::Range(1, 256));
-    cmd->add_option("--timeout", o->timeout_s, "seconds one simulation may take")->capture_default_str()->check(CLI::PositiveNumber);
+    add_real_option(*cmd, "--threshold", o->threshold_pct, kPercentRange, "a parameter 'moves the latency' above this percent");
+    add_real_option(*cmd, "--tie", o->tie_pct, kPercentRange,
+                    "the kernel's choice counts as best within this percent of the best grid config");
+    add_int_option(*cmd, "--jobs", o->jobs, 1, kMaxJobs, "child processes run at once");
+    add_real_option(*cmd, "--timeout", o->timeout_s, kTimeoutRange, "seconds one simulation may take");
     cmd->add_flag("--json", *json_out, "print one JSON object instead of the table");
     cmd->add_flag("--suggest", *suggest, "list the measurements that would pin the parameters that matter, in priority order");
     cmd->add_option("--out", *out_dir, "write sensitivity.html (tornado chart) and sensitivity.json into this directory");

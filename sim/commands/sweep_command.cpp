@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "sim/commands/command.h"
+#include "sim/commands/number_option.h"
 #include "configfile/config_error.h"
 #include "sim/config/run_config.h"
 #include "sim/sweep/point_runner.h"
@@ -65,12 +66,12 @@ void add_sweep_command(CLI::App& app) {
     };
     auto o = std::make_shared<Opts>();
     cmd->add_option("sweep", o->file, "sweep file (YAML): base, grid, points")->required();
-    cmd->add_option("-j,--jobs", o->jobs, "points run at a time (default: the number of cores)")->check(CLI::Range(1, 4096));
+    add_int_option(*cmd, "-j,--jobs", o->jobs, 1, kMaxJobs, "points run at a time (default: the number of cores)");
     cmd->add_option("--out", o->out, "output folder (default: SWEEP's name without .yaml, plus .out)");
     cmd->add_flag("--resume", o->resume, "continue a sweep in --out, skipping the points already there");
     cmd->add_option("--shard", o->shard, "run only the i-th of N disjoint slices: i/N");
-    cmd->add_option("--timeout", o->timeout, "seconds per point (default: the sweep file's timeout, else 300)")
-        ->check(CLI::PositiveNumber);
+    add_real_option(*cmd, "--timeout", o->timeout, kTimeoutRange,
+                    "seconds per point (default: the sweep file's timeout, else 300)");
     cmd->callback([o]() {
         const SweepSpec spec = load_sweep_spec(o->file);
         const auto [shard_i, shard_n] = o->shard.empty() ? std::pair<size_t, size_t>{0, 1} : parse_shard(o->shard);
@@ -87,9 +88,12 @@ void add_sweep_command(CLI::App& app) {
         // A key or value the run config rejects is bad input for the whole sweep, found now.
         for (const auto& p : plan.points) {
             try {
-                check_point_config(plan.base, p.params);
+                check_point_config(plan.base, p.params, spec.key_origin);
             } catch (const ConfigError& e) {
-                throw ConfigError(spec.file + ": point " + params_label(p.params) + ": " + e.what());
+                // A message that already points into the sweep file says where; others get the point.
+                const std::string m = e.what();
+                if (m.rfind(spec.file + ":", 0) == 0) throw;
+                throw ConfigError(spec.file + ": point " + params_label(p.params) + ": " + m);
             }
         }
         std::vector<const SweepPoint*> mine;

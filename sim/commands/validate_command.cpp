@@ -18,20 +18,11 @@
 #include "sim/commands/output_file.h"
 #include "sim/report/provenance.h"
 #include "sim/report/validate_report.h"
+#include "sim/host_memory.h"
 #include "sim/simulate.h"
 
 namespace bnsim {
 namespace {
-
-uint64_t mem_available_bytes() {
-    std::ifstream f("/proc/meminfo");
-    std::string key;
-    uint64_t kb = 0;
-    std::string unit;
-    while (f >> key >> kb >> unit)
-        if (key == "MemAvailable:") return kb * 1024;
-    return 0;
-}
 
 std::string gib(uint64_t b) {
     std::ostringstream o;

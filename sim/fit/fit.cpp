@@ -10,6 +10,8 @@
 #include <nlopt.h>
 #include <yaml-cpp/yaml.h>
 
+#include "configfile/input_file.h"
+#include "configfile/number_text.h"
 #include "models/hw_params.h"
 #include "sim/config/closest_names.h"
 #include "sim/commands/output_file.h"
@@ -231,27 +233,27 @@ std::vector<FitParam> parse_fit_params(const std::vector<std::string>& specs, co
             }
             if (hp->kind == ParamKind::boolean)
                 throw ConfigError("--params " + p.name + ": a flag (true or false) cannot be fitted");
+            // The optimizer moves continuously; an integer parameter would be set to 18.8.
+            if (hp->kind == ParamKind::integer)
+                throw ConfigError("--params " + p.name + ": an integer parameter cannot be fitted (bnsim fit searches "
+                                  "real values); compare a few values with bnsim sweep over hardware." + p.name);
             for (const auto& q : out)
                 if (q.name == p.name) throw ConfigError("--params " + p.name + ": named twice");
             p.start = hp->get(hw);
             if (eq != std::string::npos) {
                 const std::string b = spec.substr(eq + 1);
                 const auto colon = b.find(':');
-                try {
-                    size_t used = 0;
-                    if (colon == std::string::npos) throw std::invalid_argument("no colon");
-                    p.lo = std::stod(b.substr(0, colon), &used);
-                    if (used != colon) throw std::invalid_argument("trailing");
-                    const std::string h = b.substr(colon + 1);
-                    p.hi = std::stod(h, &used);
-                    if (used != h.size()) throw std::invalid_argument("trailing");
-                } catch (const std::exception&) {
-                    throw ConfigError("--params " + spec + ": expected NAME=LO:HI with numbers, e.g. dma.issue_ns=300:1200");
-                }
+                const auto lo = colon == std::string::npos ? std::nullopt : parse_real(b.substr(0, colon));
+                const auto hi = lo ? parse_real(b.substr(colon + 1)) : std::nullopt;
+                if (!lo || !hi)
+                    throw ConfigError("--params " + excerpt(spec, 80) +
+                                      ": expected NAME=LO:HI with finite numbers, e.g. dma.issue_ns=300:1200");
+                p.lo = *lo;
+                p.hi = *hi;
                 for (double v : {p.lo, p.hi})
                     if (v < hp->min || v > hp->max)
-                        throw ConfigError("--params " + spec + ": bounds must lie in " + p.name + "'s allowed range, " +
-                                          hp->expected());
+                        throw ConfigError("--params " + excerpt(spec, 80) + ": bounds must lie in " + p.name +
+                                          "'s allowed range, " + hp->expected() + "; got " + short_number(v));
                 p.bounds_from = "--params";
             } else if (const auto it = hw.provenance.find(p.name);
                        it != hw.provenance.end() && it->second.estimate && it->second.uncertainty) {

@@ -17,6 +17,8 @@
 #include "sim/compare/predict.h"
 #include "sim/report/decimal_text.h"
 #include "sim/report/html_text.h"
+#include "configfile/input_file.h"
+#include "configfile/number_text.h"
 #include "sim/sensitivity/uncertain_params.h"
 #include "sim/simulate.h"
 
@@ -27,13 +29,14 @@ using json = nlohmann::ordered_json;
 GridAxis parse_axis(const std::string& spec) {
     const auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-        throw ConfigError("--axis " + spec + ": expected KEY=V1,V2,... (e.g. memory.interleave=1,2,4)");
+        throw ConfigError("--axis " + excerpt(spec, 80) + ": expected KEY=V1,V2,... (e.g. memory.interleave=1,2,4)");
     GridAxis a;
     a.key = spec.substr(0, eq);
+    if (a.key.size() > 200) throw ConfigError("--axis " + excerpt(spec, 80) + ": expected a dotted key of a run config");
     std::stringstream ss(spec.substr(eq + 1));
     for (std::string v; std::getline(ss, v, ',');)
         if (!v.empty()) a.values.push_back(v);
-    if (a.values.empty()) throw ConfigError("--axis " + spec + ": no values");
+    if (a.values.empty()) throw ConfigError("--axis " + excerpt(spec, 80) + ": no values");
     return a;
 }
 
@@ -45,8 +48,18 @@ struct GridPoint {
     std::map<std::string, std::string> values;  // axis key -> value
 };
 
-// The cartesian grid of the axes, each point as --set pairs of its dotted keys.
+// The cartesian grid of the axes, each point as --set pairs of its dotted keys. Its size is
+// checked before it is built (each axis is short, their product need not be).
 std::vector<GridPoint> grid_points(const std::vector<GridAxis>& axes) {
+    double n = 1;
+    std::string dims;
+    for (const auto& a : axes) {
+        n *= double(a.values.size());
+        dims += (dims.empty() ? "" : " x ") + std::to_string(a.values.size());
+    }
+    if (n > double(kMaxGridPoints))
+        throw ConfigError("--axis: the grid is " + dims + " = " + short_number(n) + " configs; expected at most " +
+                          std::to_string(kMaxGridPoints) + " (each is ranked in every range-end case): drop an axis or values");
     std::vector<GridPoint> pts{GridPoint{}};
     for (const auto& a : axes) {
         std::vector<GridPoint> next;
@@ -123,7 +136,9 @@ json sensitivity(const SensitivityOptions& o) {
     for (size_t g = 0; g < grid.size(); ++g) {
         Overrides ov = base_sets;
         ov.insert(ov.end(), grid[g].sets.begin(), grid[g].sets.end());
-        gcfg[g] = load_run_config(o.config, ov);  // a grid value the config rejects: ConfigError (exit 2)
+        OverrideOrigins origins;
+        for (const auto& kv : grid[g].sets) origins[kv.first] = o.grid.empty() ? "decision axis" : "--axis";
+        gcfg[g] = load_run_config(o.config, ov, origins);  // a grid value the config rejects: ConfigError (exit 2)
         try {
             gtrace[g] = gcfg[g]->generate();
         } catch (const KernelError& e) {

@@ -40,6 +40,10 @@ nlohmann::ordered_json sensitivity(const SensitivityOptions& o);
 // "KEY=V1,V2,..." -> axis; ConfigError if malformed.
 GridAxis parse_axis(const std::string& spec);
 
+// A memory grid of more configs is refused up front (the default grid is 96; each config is
+// estimated once per range-end case, 43 cases on trn2).
+constexpr size_t kMaxGridPoints = 2000;
+
 // The measurements (microbenchmarks) that would pin the parameters that matter, in priority
 // order: those that change the decision first, then those that move the latency or binding.
 nlohmann::ordered_json suggest_measurements(const nlohmann::ordered_json& report);

@@ -3,6 +3,8 @@
 #include <sstream>
 
 #include "configfile/config_error.h"
+#include "configfile/input_file.h"
+#include "configfile/number_text.h"
 #include "models/hw_params.h"
 
 namespace bnsim {
@@ -23,17 +25,14 @@ std::string number(double v) {
 void parse_range(const std::string& spec, std::string& name, double& lo, double& hi) {
     const auto eq = spec.find('=');
     const auto colon = spec.find(':', eq == std::string::npos ? 0 : eq);
-    try {
-        if (eq == std::string::npos || eq == 0 || colon == std::string::npos) throw std::invalid_argument("form");
-        size_t used = 0;
-        const std::string a = spec.substr(eq + 1, colon - eq - 1), b = spec.substr(colon + 1);
-        lo = std::stod(a, &used);
-        if (used != a.size()) throw std::invalid_argument("trailing");
-        hi = std::stod(b, &used);
-        if (used != b.size()) throw std::invalid_argument("trailing");
-    } catch (const std::exception&) {
-        throw ConfigError("--range " + spec + ": expected NAME=LO:HI with numbers, e.g. hbm.latency_ns=80:500");
-    }
+    const std::optional<double> a = eq == std::string::npos || eq == 0 || colon == std::string::npos
+                                        ? std::nullopt
+                                        : parse_real(spec.substr(eq + 1, colon - eq - 1));
+    const std::optional<double> b = a ? parse_real(spec.substr(colon + 1)) : std::nullopt;
+    if (!a || !b)
+        throw ConfigError("--range " + excerpt(spec, 80) + ": expected NAME=LO:HI with finite numbers, e.g. hbm.latency_ns=80:500");
+    lo = *a;
+    hi = *b;
     name = spec.substr(0, eq);
     if (name.rfind("hardware.", 0) == 0) name = name.substr(9);
     if (!(lo <= hi)) throw ConfigError("--range " + spec + ": the low end exceeds the high end");
@@ -56,20 +55,29 @@ std::vector<UncertainParam> uncertain_params(const HwConfig& hw, const std::vect
         UncertainParam p;
         parse_range(spec, p.name, p.lo, p.hi);
         p.lo_why = p.hi_why = "--range";
+        const HwParam* hp = hw_params().find(p.name);
         bool found = false;
         for (auto& q : out)
             if (q.name == p.name) {
+                // The new ends must be values the parameter can take, as a --set would check:
+                // a cost row's cycles_per_elem is in [0, 1e4] (the loader's domain).
+                const bool cost = q.cost_row >= 0;
+                for (double v : {p.lo, p.hi})
+                    if (cost ? (v < 0 || v > 1e4) : (hp && !hp->problem(v).empty()))
+                        throw ConfigError("--range " + excerpt(spec, 80) + ": expected " +
+                                          (cost ? std::string("cycles per element in [0, 10000]") : hp->expected()) +
+                                          " for " + p.name + ", got " + short_number(v));
                 q.lo = p.lo, q.hi = p.hi, q.lo_why = q.hi_why = "--range";
                 found = true;
             }
         if (found) continue;
-        const HwParam* hp = hw_params().find(p.name);
         if (!hp)
             throw ConfigError("--range " + spec + ": '" + p.name +
                               "' is neither a hardware parameter (bnsim params lists them) nor an estimated cost row");
         for (double v : {p.lo, p.hi})
             if (!hp->problem(v).empty())
-                throw ConfigError("--range " + spec + ": expected " + hp->expected() + " for " + p.name);
+                throw ConfigError("--range " + excerpt(spec, 80) + ": expected " + hp->expected() + " for " + p.name +
+                                  ", got " + short_number(v));
         p.unit = hp->unit;
         p.value = hp->get(hw);
         out.push_back(p);

@@ -33,6 +33,7 @@ struct ChannelResult {
     double max_ref = 0;                // max |reference dx| (with the kernel's kink flips)
     MaskCheck mask;                    // counts and maxima of this channel (mode unset)
     double rstd = 0, dy_l2 = 0, dyx_l2 = 0, dyx_sum = 0;
+    double term_scale = 0;             // |gamma| rstd rms(dy): the size of the terms dx cancels
     double ref_dbeta_k = 0, ref_dgamma_k = 0, ref_dbeta_o = 0, ref_dgamma_o = 0;
     float oracle_dbeta = 0, oracle_dgamma = 0;
 };

@@ -47,6 +47,7 @@ GeneratedKernel generate_vector_add(const VectorAddParams& p, const KernelTarget
     const Operand b_t = Builder::sbuf(0, P, b_addr, p.free, p.dtype);
     const Operand c_t = Builder::sbuf(0, P, c_addr, p.free, p.dtype);
 
+    b.trace().reserve(4 * iters);  // refused up front if past the trace limit
     for (uint64_t i = 0; i < iters; ++i) {
         const uint64_t c0 = i * p.free, c1 = c0 + p.free;
         b.set_unit(int32_t(i));

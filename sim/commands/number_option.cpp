@@ -1,0 +1,58 @@
+#include "sim/commands/number_option.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include "configfile/number_text.h"
+#include "sim/commands/output_file.h"
+
+namespace bnsim {
+
+namespace {
+
+std::string first_name(const std::string& names) {
+    // "-j,--jobs" -> "--jobs": the long form names the option in messages.
+    const auto comma = names.rfind(',');
+    return comma == std::string::npos ? names : names.substr(comma + 1);
+}
+
+}  // namespace
+
+CLI::Option* add_real_option(CLI::App& cmd, const std::string& names, double& target, const RealRange& range,
+                             const std::string& help) {
+    const std::string name = first_name(names);
+    const std::string expected = std::string(range.what) + " in " + range_text(range.lo, range.hi, range.lo_open);
+    auto* opt = cmd.add_option_function<std::string>(
+        names,
+        [&target, range, name, expected](const std::string& s) {
+            const auto v = parse_real(s);
+            if (!v || *v > range.hi || *v < range.lo || (range.lo_open && *v == range.lo))
+                throw UsageError(name + ": expected " + expected + ", got '" + s + "'");
+            target = *v;
+        },
+        help);
+    opt->type_name("NUMBER");
+    if (target != 0 || !range.lo_open) opt->default_str(short_number(target));
+    return opt;
+}
+
+CLI::Option* add_int_option(CLI::App& cmd, const std::string& names, int& target, int lo, int hi,
+                            const std::string& help) {
+    const std::string name = first_name(names);
+    auto* opt = cmd.add_option_function<std::string>(
+        names,
+        [&target, lo, hi, name](const std::string& s) {
+            const auto v = parse_real(s);
+            if (!v || *v != std::floor(*v) || *v < lo || *v > hi)
+                throw UsageError(name + ": expected an integer in " + range_text(lo, hi) + ", got '" + s + "'");
+            target = int(*v);
+        },
+        help);
+    opt->type_name("INT");
+    if (target >= lo) opt->default_str(std::to_string(target));
+    return opt;
+}
+
+}  // namespace bnsim

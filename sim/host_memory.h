@@ -1,0 +1,22 @@
+#pragma once
+// What this machine can hold: bnsim refuses work that would not fit before starting it, rather
+// than growing until the allocator gives up (validate's memory plan, the trace limit of a run).
+#include <cstdint>
+#include <string>
+
+namespace bnsim {
+
+// /proc/meminfo's MemAvailable, or 0 where it cannot be read (no limit is then applied).
+uint64_t mem_available_bytes();
+
+// Resident memory a run takes per trace instruction, an estimate with margin: 1 KiB. Measured
+// 650 B (a 400,000-instruction calibration run: 276 MB peak RSS; docs/benchmarks.md).
+constexpr uint64_t kRunBytesPerInstruction = 1024;
+
+// The most instructions a trace may have here: MemAvailable / kRunBytesPerInstruction.
+uint64_t simulable_instructions();
+
+// "3.2 GiB".
+std::string gib_text(uint64_t bytes);
+
+}  // namespace bnsim
