@@ -3,6 +3,8 @@
 // parameters read from the parameter table and cost rows, and bad input.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "sim/config/run_config.h"
@@ -137,6 +139,28 @@ TEST_CASE("run --uncertainty: the band spans the declared range ends and names e
     const std::string text = test::bnsim_output("run " + cfg + " --uncertainty --set vector_add.free=200", &st, 600);
     CHECK(st == 0);
     CHECK(text.find("band ") != std::string::npos);
+}
+
+TEST_CASE("run --estimate --uncertainty: the band's ends are estimates too, like its centre") {
+    int st = 0;
+    const std::string cfg = kSrc + "/configs/calibration/m4_vector_add_free2.yaml";
+    const json j = json::parse(test::bnsim_output("run " + cfg + " --json --estimate --uncertainty --set vector_add.free=200", &st, 600));
+    REQUIRE(st == 0);
+    const json& b = j["uncertainty"];
+    CHECK(b["latency_ns"].get<double>() == j["latency_ns"].get<double>());
+    // Each end is what `run --estimate` gives with that parameter at that end (not a full simulation).
+    const json* launch = param_named(b, "launch.fixed_ns");
+    REQUIRE(launch);
+    for (const char* end : {"low", "high"}) {
+        const double v = (*launch)[end].get<double>();
+        std::ostringstream set;
+        set.precision(17);
+        set << " --set hardware.launch.fixed_ns=" << v;
+        const json e = json::parse(test::bnsim_output("run " + cfg + " --json --estimate --set vector_add.free=200" + set.str(), &st, 600));
+        REQUIRE(st == 0);
+        CHECK((*launch)[std::string("latency_") + end + "_ns"].get<double>() == e["latency_ns"].get<double>());
+    }
+    CHECK(b["method"].get<std::string>().find("screening estimate") != std::string::npos);
 }
 
 TEST_CASE("sensitivity: bad ranges, axes and configs exit 2 with one clear line") {

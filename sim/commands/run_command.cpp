@@ -94,7 +94,9 @@ void add_run_command(CLI::App& app) {
         auto report = run_report_json(cfg, k, r, *figures.get());
         if (*estimate_only) report = mark_estimate(report);
         if (*uncertainty)
-            report["uncertainty"] = latency_band(cfg, opts->config, parse_overrides(opts->sets), r.latency_ns, 2);
+            report["uncertainty"] =
+                latency_band(cfg, opts->config, parse_overrides(opts->sets), report["latency_ns"].get<double>(), 2, 300,
+                             *estimate_only);
         report["provenance"] = prov.json();
         if (opts->json) {
             std::cout << report.dump(2) << "\n";

@@ -100,8 +100,10 @@ Prediction predict_one(const MeasuredPoint& p, const PredictOptions& o, const Ov
 
 }  // namespace
 
-json run_config_json(const std::string& config, const Overrides& ov, double timeout_s, int* exit_code) {
-    return run_json(with_sets({"run", config, "--json"}, ov), timeout_s, exit_code);
+json run_config_json(const std::string& config, const Overrides& ov, double timeout_s, int* exit_code, bool estimate) {
+    std::vector<std::string> args{"run", config, "--json"};
+    if (estimate) args.push_back("--estimate");
+    return run_json(with_sets(args, ov), timeout_s, exit_code);
 }
 
 void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& f) {

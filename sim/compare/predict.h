@@ -39,7 +39,9 @@ std::vector<Prediction> predict(const MeasuredSet& set, const PredictOptions& o,
 
 // `bnsim run CONFIG --json` with the overrides, in a child; throws std::runtime_error with the
 // child's last error line (and the exit code in `exit_code`, if given).
-nlohmann::json run_config_json(const std::string& config, const Overrides& ov, double timeout_s, int* exit_code = nullptr);
+// `estimate`: the child runs `bnsim run --estimate` (the list scheduler's timeline).
+nlohmann::json run_config_json(const std::string& config, const Overrides& ov, double timeout_s, int* exit_code = nullptr,
+                               bool estimate = false);
 
 // Calls f(0..n-1) on `jobs` threads (each call typically waits on a child process).
 void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& f);

@@ -13,8 +13,10 @@ namespace bnsim {
 
 // {latency_ns, low_ns, high_ns, low_driver: {name, value}, high_driver: {...}, params[].{name,
 // low, high, latency_low_ns, latency_high_ns}}; with no ranged estimate the band is the value.
+// `estimate`: the ends come from the screening estimate, as latency_ns then does (run --estimate),
+// so the band and its centre are one kind of figure.
 nlohmann::ordered_json latency_band(const RunConfig& cfg, const std::string& config, const Overrides& sets,
-                                    double latency_ns, int jobs, double timeout_s = 300);
+                                    double latency_ns, int jobs, double timeout_s = 300, bool estimate = false);
 
 void print_latency_band(const nlohmann::ordered_json& band, std::ostream& out);
 
