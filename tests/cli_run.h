@@ -29,6 +29,9 @@ struct CliOptions {
     double timeout_s = 60;
     std::string cwd;                 // run in this directory (default: the test's)
     uint64_t address_space_limit = 0;  // RLIMIT_AS for the child, 0: none
+    // RLIMIT_FSIZE for the child, 0: none. A write past it fails with EFBIG (SIGXFSZ is ignored
+    // in the child), as a full disk fails a write with ENOSPC.
+    uint64_t file_size_limit = 0;
 };
 
 // Starts bnsim with args; returns its pid and the read ends of its stdout and stderr.
@@ -49,6 +52,11 @@ inline pid_t spawn_bnsim(const std::vector<std::string>& args, const CliOptions&
         if (o.address_space_limit) {
             struct rlimit rl{o.address_space_limit, o.address_space_limit};
             setrlimit(RLIMIT_AS, &rl);
+        }
+        if (o.file_size_limit) {
+            signal(SIGXFSZ, SIG_IGN);
+            struct rlimit rl{o.file_size_limit, o.file_size_limit};
+            setrlimit(RLIMIT_FSIZE, &rl);
         }
         setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
         std::vector<char*> argv;

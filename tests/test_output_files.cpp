@@ -335,3 +335,100 @@ TEST_CASE("output files: validate --outputs and --save-inputs create a missing d
         CHECK(file_type(dir + f) == S_IFREG);
     CHECK(!has_temporary(dir + "/a/b"));
 }
+
+// ---- output folders: whole or absent (StagedDir) ----------------------------------------------
+
+namespace {
+
+const std::string kProfileRunConfig = kSrc + "/configs/calibration/m4_vector_add_free2.yaml";
+
+std::vector<std::string> sorted_names(const std::string& dir) {
+    auto n = names_in(dir);
+    std::sort(n.begin(), n.end());
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("output folders: a write that fails part way (a full disk) leaves no --profile-out folder and no temporary") {
+    const std::string dir = make_temp_dir("bnsim_staged_full");
+    CliOptions o;
+    o.cwd = dir;
+    o.file_size_limit = 600;  // the first tables fit, instruction.csv and profile.json do not
+    const CliResult r = run_bnsim({"run", kProfileRunConfig, "--profile-out", "prof"}, o);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("write failed") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir + "/prof"));
+    CHECK(names_in(dir).empty());  // no hidden temporary folder either
+    // Into an earlier profile: the old tables stay, all of them, unchanged.
+    REQUIRE(run_bnsim({"run", kProfileRunConfig, "--profile-out", "prof", "--set", "vector_add.free=200"}, CliOptions{60, dir}).exit_code == 0);
+    const std::string before = slurp(dir + "/prof/instruction.csv");
+    const CliResult again = run_bnsim({"run", kProfileRunConfig, "--profile-out", "prof"}, o);
+    CHECK(again.exit_code == 2);
+    CHECK(sorted_names(dir + "/prof") ==
+          std::vector<std::string>{"dma_packet.csv", "instruction.csv", "metadata.csv", "profile.json", "summary.csv"});
+    CHECK(slurp(dir + "/prof/instruction.csv") == before);
+    CHECK(names_in(dir) == std::vector<std::string>{"prof"});
+}
+
+TEST_CASE("output folders: two runs into one --profile-out folder leave one run's tables, never a mix") {
+    const std::string dir = make_temp_dir("bnsim_staged_two");
+    CliOptions o;
+    o.cwd = dir;
+    REQUIRE(run_bnsim({"run", kProfileRunConfig, "--profile-out", "prof", "--set", "vector_add.free=200"}, o).exit_code == 0);
+    const std::string a_summary = slurp(dir + "/prof/summary.csv"), a_instr = slurp(dir + "/prof/instruction.csv");
+    REQUIRE(run_bnsim({"run", kProfileRunConfig, "--profile-out", "prof"}, o).exit_code == 0);
+    const std::string b_summary = slurp(dir + "/prof/summary.csv"), b_instr = slurp(dir + "/prof/instruction.csv");
+    CHECK(a_summary != b_summary);
+    CHECK(a_instr != b_instr);
+    // Both at once: whichever finishes last wins, with all of its tables.
+    const auto start = std::chrono::steady_clock::now();
+    int o1, e1, o2, e2;
+    const pid_t p1 = spawn_bnsim({"run", kProfileRunConfig, "--profile-out", "prof", "--set", "vector_add.free=200"}, o, o1, e1);
+    const pid_t p2 = spawn_bnsim({"run", kProfileRunConfig, "--profile-out", "prof"}, o, o2, e2);
+    REQUIRE(finish_bnsim(p1, o1, e1, 60, start).exit_code == 0);
+    REQUIRE(finish_bnsim(p2, o2, e2, 60, start).exit_code == 0);
+    const std::string s = slurp(dir + "/prof/summary.csv"), i = slurp(dir + "/prof/instruction.csv");
+    CHECK(((s == a_summary && i == a_instr) || (s == b_summary && i == b_instr)));
+    CHECK(names_in(dir) == std::vector<std::string>{"prof"});
+}
+
+TEST_CASE("output folders: --profile-out never replaces a folder holding other files") {
+    const std::string dir = make_temp_dir("bnsim_staged_foreign");
+    fs::create_directories(dir + "/mine");
+    put(dir + "/mine/notes.txt", "keep me\n");
+    const CliResult r = run_bnsim({"run", kProfileRunConfig, "--profile-out", "mine"}, CliOptions{60, dir});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("notes.txt") != std::string::npos);
+    CHECK(slurp(dir + "/mine/notes.txt") == "keep me\n");
+    CHECK(sorted_names(dir + "/mine") == std::vector<std::string>{"notes.txt"});
+}
+
+TEST_CASE("output folders: an interrupted profile compare leaves no temporary folder behind") {
+    const std::string dir = make_temp_dir("bnsim_staged_compare");
+    const std::string tmp = dir + "/tmp";
+    fs::create_directories(tmp);
+    setenv("TMPDIR", tmp.c_str(), 1);  // inherited by the child: compare's temporaries go here
+    CliOptions o;
+    o.cwd = dir;
+    const auto start = std::chrono::steady_clock::now();
+    int out_fd, err_fd;
+    // A big enough shape that the simulation is still running when the signal comes.
+    const pid_t pid = spawn_bnsim({"compare", kSrc + "/tests/data/profiles/synthetic-profile.json", "--against",
+                                   kSrc + "/configs/default.yaml", "--set", "shape.C=1024", "--set", "shape.D=8"},
+                                  o, out_fd, err_fd);
+    unsetenv("TMPDIR");
+    bool seen = false;
+    for (int i = 0; i < 400 && !seen; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        seen = !names_in(tmp).empty();
+    }
+    REQUIRE(seen);  // the temporary folder exists while compare runs
+    kill(pid, SIGTERM);
+    const CliResult r = finish_bnsim(pid, out_fd, err_fd, 60, start);
+    CHECK(r.signal == SIGTERM);
+    // Its simulating child stops with it and removes its own temporary too.
+    for (int i = 0; i < 200 && !names_in(tmp).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK(names_in(tmp).empty());
+}
