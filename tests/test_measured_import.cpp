@@ -237,3 +237,39 @@ TEST_CASE("Neuron Explorer tables: malformed CSV and JSON name line or record an
         CHECK(import_error([&] { read_profile(f); }) == f + ": summary[0]: field 'total_time': expected a number, got 'soon'");
     }
 }
+
+TEST_CASE("measured-runs CSV: a UTF-8 byte-order mark (as spreadsheets write) and CRLF lines read as without them") {
+    const std::string dir = kSrc + "/build/.test_measured_bom";
+    std::filesystem::create_directories(dir);
+    bnsim::test::put(dir + "/plain.csv", "id,vector_add.free,latency_us,p99_us\na,2,186,190.5\n");
+    bnsim::test::put(dir + "/bom.csv", "\xEF\xBB\xBFid,vector_add.free,latency_us,p99_us\r\na,2,186,190.5\r\n");
+    const MeasuredSet a = read_measured(dir + "/plain.csv"), b = read_measured(dir + "/bom.csv");
+    REQUIRE(b.points.size() == 1);
+    CHECK(b.points[0].id == "a");  // the first column is `id`, not "\xEF\xBB\xBFid"
+    CHECK(b.points[0].sets == a.points[0].sets);
+    CHECK(b.points[0].measured == a.points[0].measured);
+    CHECK(b.points[0].percentiles_us == a.points[0].percentiles_us);
+}
+
+TEST_CASE("measured-runs CSV: keys and percentile columns are matched without std::regex, as before") {
+    const std::string dir = kSrc + "/build/.test_measured_keys";
+    std::filesystem::create_directories(dir);
+    // A 50,000-character column name overflowed std::regex's recursion (SIGSEGV): now it is an
+    // ordinary dotted key that the run config then rejects.
+    bnsim::test::put(dir + "/long.csv", "latency_us," + std::string(50000, 'a') + "\n1,2\n");
+    const MeasuredSet l = read_runs_csv(dir + "/long.csv");
+    REQUIRE(l.points.size() == 1);
+    CHECK(l.points[0].sets[0].first.size() == 50000);
+    bnsim::test::put(dir + "/p.csv", "latency_us,p50_us,p99.9_us,shape.C,_x.y_1\n10,9,12.5,128,3\n");
+    const MeasuredSet p = read_runs_csv(dir + "/p.csv");
+    CHECK(p.points[0].percentiles_us.at("p50") == 9);
+    CHECK(p.points[0].percentiles_us.at("p99.9") == 12.5);
+    REQUIRE(p.points[0].sets.size() == 2);
+    CHECK(p.points[0].sets[1].first == "_x.y_1");
+    for (const char* bad : {"p.9_us", "9.shape", "shape..C", "shape.", "shape-C", ".x"}) {
+        bnsim::test::put(dir + "/bad.csv", std::string("latency_us,") + bad + "\n10,1\n");
+        INFO(bad);
+        CHECK(import_error([&] { read_runs_csv(dir + "/bad.csv"); }).find("expected a run-config dotted key") !=
+              std::string::npos);
+    }
+}
