@@ -2,6 +2,8 @@
 // Exit status: 0 success, 1 a failed check (validate, calibrate) or an internal error,
 // 2 bad input or command-line usage.
 #include <cstdlib>
+#include <filesystem>
+#include <new>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -55,6 +57,13 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const bnsim::KernelError& e) {
         std::cerr << "bnsim: " << e.what() << "\n";
+        return 2;
+    } catch (const std::bad_alloc&) {
+        // Inputs are sized before work starts; this is the backstop, in bnsim's words.
+        std::cerr << "bnsim: out of memory: the input needs more than this machine has; expected a smaller shape or grid\n";
+        return 2;
+    } catch (const std::filesystem::filesystem_error& e) {
+        std::cerr << "bnsim: " << e.path1().string() << ": " << e.code().message() << "\n";
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "bnsim: error: " << e.what() << "\n";

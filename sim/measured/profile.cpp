@@ -1,6 +1,7 @@
 #include "sim/measured/profile.h"
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -94,8 +95,13 @@ void check_summary_value(const std::string& file, int line, const std::string& f
     } catch (const ImportError&) {
         import_fail(file, line, field, where + "expected a number, got '" + excerpt(value) + "'");
     }
-    // Times, sizes and counts are never negative; a kernel takes some time.
+    // Times, sizes and counts are never negative; a kernel takes some time, and less than a day
+    // (seconds past that would also overflow once in ns).
     if (v < 0) import_fail(file, line, field, where + "expected a non-negative number, got '" + excerpt(value) + "'");
+    const bool seconds = field.size() > 5 && field.compare(field.size() - 5, 5, "_time") == 0;
+    if (seconds && v > 86400)
+        import_fail(file, line, field, where + "expected seconds of at most 86400, got '" + excerpt(value) + "'");
+    if (v > 1e18) import_fail(file, line, field, where + "expected a number of at most 1e18, got '" + excerpt(value) + "'");
     if (field == "total_time" && v <= 0)
         import_fail(file, line, field, where + "expected a positive time in seconds, got '" + excerpt(value) + "'");
 }
@@ -165,13 +171,18 @@ struct Record {
         if (it == f.end()) import_fail(file, line, k, where + "missing");
         return it->second;
     }
+    // A table's numbers (timestamps and durations in ns, bytes, indices) stay within 1e18, so
+    // every sum and difference of them, in ns or converted, is finite.
     double num(const std::string& k) const {
         const std::string& v = text(k);
+        double x = 0;
         try {
-            return parse_number(v, file, line, k);
+            x = parse_number(v, file, line, k);
         } catch (const ImportError&) {
-            import_fail(file, line, k, where + "expected a number, got '" + v + "'");
+            import_fail(file, line, k, where + "expected a number, got '" + excerpt(v) + "'");
         }
+        if (std::fabs(x) > 1e18) import_fail(file, line, k, where + "expected a number within +-1e18, got '" + excerpt(v) + "'");
+        return x;
     }
 };
 
