@@ -1,8 +1,11 @@
 #include "configfile/config_node.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
+#include "configfile/closest_names.h"
 #include "configfile/input_file.h"
 #include "configfile/yaml_file.h"
 
@@ -169,7 +172,24 @@ std::string ConfigNode::choice(const std::string& key, const std::vector<std::st
 void ConfigNode::finish() const {
     for (auto it = node_.begin(); it != node_.end(); ++it) {
         const std::string k = it->first.as<std::string>();
-        if (!read_->count(k)) fail_at(it->first, k, "unknown key");
+        if (read_->count(k)) continue;
+        // The keys this mapping takes are the ones its reader asked for: suggest the nearest
+        // (shape.c -> shape.C), when one is near enough to be a slip.
+        std::vector<std::string> known(read_->begin(), read_->end());
+        auto lower = [](std::string x) {
+            for (char& c : x) c = char(std::tolower(static_cast<unsigned char>(c)));
+            return x;
+        };
+        std::vector<std::string> near;
+        for (const auto& n : known)
+            if (lower(n) == lower(k)) near.push_back(n);  // only the case differs: that one
+        if (near.empty()) near = closest_names(k, known, 2);
+        std::string hint;
+        for (const auto& n : near)
+            if (edit_distance(k, n) <= std::max<size_t>(2, k.size() / 3))
+                hint += (hint.empty() ? "; did you mean '" : "' or '") + key_path(n);
+        if (!hint.empty()) hint += "'?";
+        fail_at(it->first, k, "unknown key" + hint);
     }
 }
 

@@ -26,6 +26,9 @@ void add_compare_command(CLI::App& app);    // compare_command.cpp (measured run
 void add_fit_command(CLI::App& app);        // fit_command.cpp (hardware parameters to measured runs)
 void add_sensitivity_command(CLI::App& app);  // sensitivity_command.cpp (what a prediction hangs on)
 
+// Argument kinds and an example in every command's --help (help_text.cpp); after the commands.
+void add_teaching_help(CLI::App& app);
+
 // configs/default.yaml from the working directory, else from the source tree.
 std::string default_run_config();
 

@@ -108,7 +108,7 @@ void add_compare_command(CLI::App& app) {
                                               "e.g. --set hardware=fitted.yaml");
     cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
     cmd->add_option("--out", o->out, "write compare.html (SVG charts) and compare.json into this directory");
-    add_int_option(*cmd, "--jobs", o->predict.jobs, 1, kMaxJobs, "child processes run at once");
+    add_jobs_option(*cmd, "-j,--jobs", o->predict.jobs, "child processes run at once");
     add_real_option(*cmd, "--timeout", o->predict.timeout_s, kTimeoutRange, "seconds a point's run may take");
     add_real_option(*cmd, "--tolerance", o->tolerance_pct, {0, 1000, true, "a percentage"},
                     "exit 1 if any point's error exceeds this many percent");

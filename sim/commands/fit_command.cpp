@@ -120,7 +120,7 @@ void add_fit_command(CLI::App& app) {
     cmd->add_option("--out", o->out, "write the hardware preset with the fitted values here");
     cmd->add_option("--set", o->predict.sets, "override a config key in every run: dotted.key=value (repeatable)");
     cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
-    add_int_option(*cmd, "--jobs", o->predict.jobs, 1, kMaxJobs, "child processes run at once");
+    add_jobs_option(*cmd, "-j,--jobs", o->predict.jobs, "child processes run at once");
     add_int_option(*cmd, "--max-evals", o->fit.max_evals, 1, 100000,
                    "objective evaluations at most (default 40 x parameters + 20)");
     cmd->callback([o]() {

@@ -7,6 +7,7 @@
 
 #include "configfile/number_text.h"
 #include "sim/commands/output_file.h"
+#include "sim/host_limits.h"
 
 namespace bnsim {
 
@@ -36,6 +37,11 @@ CLI::Option* add_real_option(CLI::App& cmd, const std::string& names, double& ta
     opt->type_name("NUMBER");
     if (target != 0 || !range.lo_open) opt->default_str(short_number(target));
     return opt;
+}
+
+CLI::Option* add_jobs_option(CLI::App& cmd, const std::string& names, int& target, const std::string& what) {
+    target = std::min(available_cores(), kMaxJobs);
+    return add_int_option(cmd, names, target, 1, kMaxJobs, what + " (default: this machine's cores)");
 }
 
 CLI::Option* add_int_option(CLI::App& cmd, const std::string& names, int& target, int lo, int hi,

@@ -28,5 +28,7 @@ CLI::Option* add_real_option(CLI::App& cmd, const std::string& names, double& ta
                              const std::string& help);
 CLI::Option* add_int_option(CLI::App& cmd, const std::string& names, int& target, int lo, int hi,
                             const std::string& help);
+// --jobs, with one default everywhere: this machine's cores.
+CLI::Option* add_jobs_option(CLI::App& cmd, const std::string& names, int& target, const std::string& what);
 
 }  // namespace bnsim

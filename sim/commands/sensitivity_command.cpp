@@ -29,7 +29,7 @@ void add_sensitivity_command(CLI::App& app) {
     add_real_option(*cmd, "--threshold", o->threshold_pct, kPercentRange, "a parameter 'moves the latency' above this percent");
     add_real_option(*cmd, "--tie", o->tie_pct, kPercentRange,
                     "the kernel's choice counts as best within this percent of the best grid config");
-    add_int_option(*cmd, "--jobs", o->jobs, 1, kMaxJobs, "child processes run at once");
+    add_jobs_option(*cmd, "-j,--jobs", o->jobs, "child processes run at once");
     add_real_option(*cmd, "--timeout", o->timeout_s, kTimeoutRange, "seconds one simulation may take");
     cmd->add_flag("--json", *json_out, "print one JSON object instead of the table");
     cmd->add_flag("--suggest", *suggest, "list the measurements that would pin the parameters that matter, in priority order");

@@ -11,6 +11,7 @@
 
 #include "sim/commands/command.h"
 #include "sim/commands/number_option.h"
+#include "sim/host_limits.h"
 #include "configfile/config_error.h"
 #include "sim/config/run_config.h"
 #include "sim/sweep/point_runner.h"
@@ -26,12 +27,6 @@ namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void on_interrupt(int) { g_interrupted = 1; }
-
-int available_cores() {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-    return std::max(1u, std::thread::hardware_concurrency());
-}
 
 // "i/N" with 0 <= i < N.
 std::pair<size_t, size_t> parse_shard(const std::string& s) {
@@ -66,7 +61,7 @@ void add_sweep_command(CLI::App& app) {
     };
     auto o = std::make_shared<Opts>();
     cmd->add_option("sweep", o->file, "sweep file (YAML): base, grid, points")->required();
-    add_int_option(*cmd, "-j,--jobs", o->jobs, 1, kMaxJobs, "points run at a time (default: the number of cores)");
+    add_jobs_option(*cmd, "-j,--jobs", o->jobs, "points run at a time");
     cmd->add_option("--out", o->out, "output folder (default: SWEEP's name without .yaml, plus .out)");
     cmd->add_flag("--resume", o->resume, "continue a sweep in --out, skipping the points already there");
     cmd->add_option("--shard", o->shard, "run only the i-th of N disjoint slices: i/N");

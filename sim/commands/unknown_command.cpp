@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "sim/config/closest_names.h"
+#include "configfile/closest_names.h"
 
 namespace bnsim {
 

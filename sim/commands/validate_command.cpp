@@ -18,7 +18,7 @@
 #include "sim/commands/output_file.h"
 #include "sim/report/provenance.h"
 #include "sim/report/validate_report.h"
-#include "sim/host_memory.h"
+#include "sim/host_limits.h"
 #include "sim/simulate.h"
 
 namespace bnsim {

@@ -6,7 +6,7 @@
 
 #include "configfile/input_file.h"
 #include "models/hw_params.h"
-#include "sim/config/closest_names.h"
+#include "configfile/closest_names.h"
 
 namespace bnsim {
 

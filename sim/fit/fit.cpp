@@ -13,7 +13,7 @@
 #include "configfile/input_file.h"
 #include "configfile/number_text.h"
 #include "models/hw_params.h"
-#include "sim/config/closest_names.h"
+#include "configfile/closest_names.h"
 #include "sim/commands/output_file.h"
 #include "configfile/config_error.h"
 

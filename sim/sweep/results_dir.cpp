@@ -191,6 +191,7 @@ void check_record(const json& r, const Shape& s) {
     }
     if (!run.is_object()) s.fail("run", "the point's run report");
     for (const char* k : {"latency_ns", "kernel_ns"}) s.number(run, k, "run.");
+    if (run.contains("kernel_summary") && !run["kernel_summary"].is_object()) s.fail("run.kernel_summary", "an object");
     const json& hbm = s.field(run, "hbm", "run.");
     for (const char* k : {"bytes_read", "bytes_written"}) s.number(hbm, k, "run.hbm.");
     const json& binding = s.field(s.field(run, "bounds", "run."), "binding", "run.bounds.");

@@ -1,6 +1,10 @@
-#include "sim/host_memory.h"
+#include "sim/host_limits.h"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <thread>
 #include <fstream>
 #include <limits>
 
@@ -13,6 +17,12 @@ uint64_t mem_available_bytes() {
     while (f >> key >> kb >> unit)
         if (key == "MemAvailable:") return kb * 1024;
     return 0;
+}
+
+int available_cores() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+    return std::max(1u, std::thread::hardware_concurrency());
 }
 
 uint64_t simulable_instructions() {

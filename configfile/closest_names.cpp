@@ -1,4 +1,4 @@
-#include "sim/config/closest_names.h"
+#include "configfile/closest_names.h"
 
 #include <algorithm>
 #include <utility>

@@ -1,6 +1,7 @@
 #pragma once
-// What this machine can hold: bnsim refuses work that would not fit before starting it, rather
-// than growing until the allocator gives up (validate's memory plan, the trace limit of a run).
+// What this machine has: its memory, so bnsim refuses work that would not fit before starting
+// it rather than growing until the allocator gives up (validate's memory plan, the trace limit
+// of a run), and its cores, the one default of every --jobs.
 #include <cstdint>
 #include <string>
 
@@ -15,6 +16,9 @@ constexpr uint64_t kRunBytesPerInstruction = 1024;
 
 // The most instructions a trace may have here: MemAvailable / kRunBytesPerInstruction.
 uint64_t simulable_instructions();
+
+// The cores this process may run on (its affinity mask), at least 1.
+int available_cores();
 
 // "3.2 GiB".
 std::string gib_text(uint64_t bytes);
