@@ -11,7 +11,7 @@
 #include "kernels/kernel_target.h"
 #include "sim/commands/command.h"
 #include "configfile/config_error.h"
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "sim/commands/unknown_command.h"
 #include "sim/report/provenance.h"
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "sim/compare/compare.h"
 #include "sim/compare/stats.h"
 #include "sim/config/run_config.h"

@@ -61,6 +61,30 @@ TEST_CASE("layers: kernels include neither the models nor the driver") {
     check_layer("kernels", {"kernels", "trace", "numerics", "configfile"});
 }
 
+TEST_CASE("layers: the simulator library includes none of its applications' command line or optimizer") {
+    // sim/ is three libraries (sim/CMakeLists.txt): bnsim_sim, the simulator, links neither
+    // CLI11 nor NLopt; sim/fit/ (bnsim_fit) adds NLopt, sim/commands/ (bnsim_commands) CLI11.
+    const std::regex app_include(R"(^\s*#\s*include\s*[<"](sim/commands/|sim/fit/|CLI/|nlopt))");
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / "sim")) {
+        if (!e.is_regular_file()) continue;
+        const std::string rel = fs::relative(e.path(), kRoot).string();
+        if (rel.rfind("sim/commands/", 0) == 0 || rel.rfind("sim/fit/", 0) == 0 || rel == "sim/main.cpp") continue;
+        std::ifstream f(e.path());
+        std::string line;
+        int n = 0;
+        while (std::getline(f, line)) {
+            ++n;
+            INFO(rel << ":" << n << ": " << line);
+            CHECK_FALSE(std::regex_search(line, app_include));
+        }
+    }
+    // And the fitting library is not the command line's.
+    for (const auto& i : project_includes("sim/fit")) {
+        INFO(i.file << " includes " << i.target);
+        CHECK(i.target.rfind("sim/commands/", 0) != 0);
+    }
+}
+
 TEST_CASE("layers: the generic layers name no kernel") {
     const std::regex kernel_name(R"(batch_norm|bn::)");
     for (const char* layer : {"sim", "models", "trace", "numerics"})

@@ -15,7 +15,7 @@
 
 #include "models/hw_params.h"
 #include "configfile/config_error.h"
-#include "sim/config/closest_names.h"
+#include "configfile/closest_names.h"
 #include "sim/config/run_config.h"
 #include "cli_run.h"
 #include "test_util.h"

@@ -10,7 +10,7 @@
 #include "sim/calibration/subprocess.h"
 #include "sim/commands/command.h"
 #include "sim/commands/number_option.h"
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "sim/compare/compare.h"
 #include "configfile/config_error.h"
 #include "sim/measured/import_error.h"
@@ -60,7 +60,11 @@ int compare(const CompareOptions& o) {
     if (!o.out.empty()) out_dir.emplace("--out", o.out);
     json report;
     bool pass = true;
-    if (looks_like_profile(o.measured)) {
+    // A calibration data set is YAML by its extension (read_measured's rule); anything else is a
+    // profile if it looks like one.
+    const std::string ext = fs::path(o.measured).extension().string();
+    const bool calibration_yaml = ext == ".yaml" || ext == ".yml";
+    if (!calibration_yaml && looks_like_profile(o.measured)) {
         const Profile measured = read_profile(o.measured);
         load_run_config(o.predict.against, parse_overrides(o.predict.sets));  // bad config: exit 2 up front
         json pj = compare_profiles(measured, simulated_profile_of(o));

@@ -7,7 +7,7 @@
 
 #include "sim/commands/command.h"
 #include "sim/commands/number_option.h"
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "configfile/config_error.h"
 #include "sim/fit/fit.h"
 #include "sim/measured/import_error.h"

@@ -11,7 +11,7 @@
 
 #include "sim/commands/command.h"
 #include "configfile/config_error.h"
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "sim/sweep/results_dir.h"
 #include "sim/sweep/sweep_outputs.h"
 #include "sim/sweep/sweep_summary.h"

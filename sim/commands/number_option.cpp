@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "configfile/number_text.h"
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "sim/host_limits.h"
 
 namespace bnsim {
@@ -52,7 +52,8 @@ CLI::Option* add_int_option(CLI::App& cmd, const std::string& names, int& target
         [&target, lo, hi, name](const std::string& s) {
             const auto v = parse_real(s);
             if (!v || *v != std::floor(*v) || *v < lo || *v > hi)
-                throw UsageError(name + ": expected an integer in " + range_text(lo, hi) + ", got '" + s + "'");
+                throw UsageError(name + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                 "], got '" + s + "'");
             target = int(*v);
         },
         help);

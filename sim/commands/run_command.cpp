@@ -8,7 +8,7 @@
 
 #include "sim/config/run_config.h"
 #include "sim/commands/command.h"
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "configfile/config_error.h"
 #include "sim/report/provenance.h"
 #include "sim/report/profile_report.h"

@@ -6,7 +6,7 @@
 
 #include "sim/commands/command.h"
 #include "sim/commands/number_option.h"
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "sim/config/run_config.h"
 #include "sim/report/provenance.h"
 #include "sim/sensitivity/sensitivity.h"

@@ -4,7 +4,7 @@
 
 #include "sim/config/run_config.h"
 #include "sim/commands/command.h"
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "sim/report/provenance.h"
 #include "sim/report/trace_report.h"
 #include "models/cost_model.h"

@@ -15,7 +15,7 @@
 #include "numerics/hazard_checker.h"
 #include "numerics/runners.h"
 #include "sim/commands/command.h"
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "sim/report/provenance.h"
 #include "sim/report/validate_report.h"
 #include "sim/host_limits.h"

@@ -14,7 +14,7 @@
 #include "configfile/number_text.h"
 #include "models/hw_params.h"
 #include "configfile/closest_names.h"
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "configfile/config_error.h"
 
 namespace bnsim {

@@ -12,7 +12,7 @@
 
 #include "configfile/input_file.h"
 #include "configfile/json_text.h"
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "sim/measured/csv_table.h"
 #include "sim/measured/import_error.h"
 

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "configfile/config_error.h"
 #include "configfile/input_file.h"
 #include "configfile/json_text.h"

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 #include "sim/sweep/sweep_report_html.h"
 #include "sim/sweep/sweep_summary.h"
 

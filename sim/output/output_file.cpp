@@ -1,4 +1,4 @@
-#include "sim/commands/output_file.h"
+#include "sim/output/output_file.h"
 
 #include <cerrno>
 #include <climits>
@@ -398,9 +398,18 @@ StagedDir::StagedDir(std::string option, const std::string& dir, std::vector<std
     : option_(std::move(option)), dir_(dir), own_(std::move(own_files)) {
     OutputDir check(option_, dir);  // the target, or its nearest ancestor, is a writable folder
     struct stat st;
-    if (stat(dir.c_str(), &st) == 0) {
+    // A symlink to a folder stands for that folder (the link stays); a link to nothing is refused
+    // now, not after the run.
+    if (lstat(dir.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        std::error_code ec;
+        const fs::path to = fs::canonical(dir, ec);
+        if (ec || stat(to.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+            throw UsageError(option_ + " " + in_quotes(dir) + ": a symlink to no folder; expected a folder path");
+        dir_ = to.string();
+    }
+    if (stat(dir_.c_str(), &st) == 0) {
         if (!S_ISDIR(st.st_mode)) throw UsageError(option_ + " " + in_quotes(dir) + ": exists and is not a folder");
-        const auto foreign = foreign_entries(dir, own_);
+        const auto foreign = foreign_entries(dir_, own_);
         if (!foreign.empty()) {
             std::string names;
             for (const auto& f : foreign) names += (names.empty() ? "" : ", ") + f;
@@ -409,10 +418,10 @@ StagedDir::StagedDir(std::string option, const std::string& dir, std::vector<std
         }
     }
     std::error_code ec;
-    const std::string parent = parent_of(fs::path(dir).lexically_normal().string());
+    const std::string parent = parent_of(fs::path(dir_).lexically_normal().string());
     fs::create_directories(parent, ec);
     if (ec) throw UsageError(option_ + " " + in_quotes(dir) + ": cannot create " + in_quotes(parent) + " (" + ec.message() + ")");
-    std::string name = fs::path(dir).lexically_normal().filename().string();
+    std::string name = fs::path(dir_).lexically_normal().filename().string();
     if (name.empty() || name == "." || name == "..") throw UsageError(option_ + " " + in_quotes(dir) + ": expected a folder name");
     temp_ = std::make_unique<TempDir>(parent, "." + name + ".bnsim-");
     files_.emplace(option_, temp_->path());
