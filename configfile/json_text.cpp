@@ -91,6 +91,9 @@ json parse_json_text(const std::string& text, const std::string& origin, const s
         const size_t upto = std::min(text.size(), size_t(e.byte ? e.byte - 1 : 0));
         const long line = 1 + std::count(text.begin(), text.begin() + long(upto), '\n');
         throw ConfigError(origin + ":" + std::to_string(line) + ": JSON syntax error; expected " + what);
+    } catch (const json::out_of_range&) {
+        // The parser's number overflow (1e400) carries no position.
+        throw ConfigError(origin + ": a number out of range (past 1.8e308); expected " + what);
     } catch (const json::exception&) {
         throw ConfigError(origin + ": not readable as JSON; expected " + what);
     }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "configfile/input_file.h"
+#include "configfile/number_text.h"
 #include "sim/measured/import_error.h"
 
 namespace bnsim {
@@ -26,12 +27,10 @@ double parse_number(const std::string& text, const std::string& file, int line, 
     while (b < t.size() && std::isspace(static_cast<unsigned char>(t[b]))) ++b;
     t = t.substr(b);
     if (t.empty()) import_fail(file, line, field, "expected a number, got an empty value");
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(t.c_str(), &end);
-    if (end != t.c_str() + t.size() || errno == ERANGE || !std::isfinite(v))
-        import_fail(file, line, field, "expected a number, got '" + excerpt(t) + "'");
-    return v;
+    // Decimal numbers only (strtod alone also reads "0x10", "nan" and "inf").
+    const auto v = parse_real(t);
+    if (!v) import_fail(file, line, field, "expected a number, got '" + excerpt(t) + "'");
+    return *v;
 }
 
 std::optional<size_t> CsvTable::column(const std::string& name) const {

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 #include <algorithm>
+#include <cstdlib>
+#include <set>
 #include <sstream>
 
 #include "configfile/input_file.h"
@@ -52,7 +54,9 @@ std::string percentile_of(const std::string& s, const std::string& suffix) {
     if (s.size() <= 1 + suffix.size() || s[0] != 'p' || s.compare(s.size() - suffix.size(), suffix.size(), suffix) != 0)
         return "";
     const std::string n = s.substr(1, s.size() - 1 - suffix.size());
-    return is_decimal(n) ? n : "";
+    // A percentile is at most 100 (p99.99 is a percentile, p500 is not).
+    if (n.size() > 12 || !is_decimal(n) || std::strtod(n.c_str(), nullptr) > 100) return "";
+    return n;
 }
 
 // A kernel latency past 1000 s is not a measurement (and its ns would overflow later sums).
@@ -159,6 +163,7 @@ MeasuredSet read_latency_table(const std::string& path) {
     set.file = path;
     set.format = "latency_table";
     std::optional<MeasuredPoint> cur;
+    std::set<std::string> seen_in_block;  // config and id, each once per run: block
     auto close = [&]() {
         if (!cur) return;
         auto it = cur->percentiles_us.find("p50");
@@ -179,6 +184,7 @@ MeasuredSet read_latency_table(const std::string& path) {
         const std::string key = trim(s.substr(0, colon)), rest = trim(s.substr(colon + 1));
         if (key == "run") {
             close();
+            seen_in_block.clear();
             if (set.points.size() >= kMaxMeasuredPoints)
                 import_fail(path, line, "", "more than " + std::to_string(kMaxMeasuredPoints) +
                                                 " run: blocks; expected at most that many (each is a simulation): split the file");
@@ -195,6 +201,9 @@ MeasuredSet read_latency_table(const std::string& path) {
             continue;
         }
         if (!cur) import_fail(path, line, key, "appears before the first 'run:' line");
+        if (key == "config" || key == "id") {
+            if (!seen_in_block.insert(key).second) import_fail(path, line, key, "given twice in one run");
+        }
         if (key == "config") {
             cur->config = resolve_relative(path, rest);
         } else if (key == "id") {
