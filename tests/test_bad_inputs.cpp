@@ -1,7 +1,8 @@
 // The bad-input table: each row hands the real bnsim binary one bad input (a config, a --set, a
 // hardware preset, a measurements file, an .npy input, a special file, an output path) and
 // checks the promise every bad input gets: exit status 2, exactly one line on stderr naming the
-// file (and line or key where there is one) and what was expected, nothing on stdout, no crash,
+// file (and line or key where there is one) and what was expected, in bnsim's words (no library's
+// exception text: json.exception, yaml-cpp, filesystem error, bad_alloc), nothing on stdout, no crash,
 // no hang (each run has a deadline) and, outside sanitizer builds, no allocation of what a file
 // merely claims (the child runs under a 2 GiB address-space limit).
 // Each row is its own TEST_CASE, so ctest lists and runs every row separately.
@@ -116,6 +117,10 @@ void check_row(const std::function<Row(const std::string& dir)>& make) {
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK((!r.err.empty() && r.err.back() == '\n'));
     for (const auto& c : row.contains) CHECK_THAT(r.err, Catch::Contains(c));
+    // No library's own error text reaches the user: each is caught where the file and key are known.
+    for (const char* foreign : {"json.exception", "yaml-cpp", "filesystem error", "bad_alloc", "std::", "basic_string",
+                                "stoi", "stod", "stol", "bad conversion", "terminate called", "what():"})
+        CHECK_THAT(r.err, !Catch::Contains(foreign));
 }
 
 }  // namespace
@@ -609,4 +614,510 @@ BAD_INPUT("trace file line longer than any record", [](const std::string& d) {
 })
 BAD_INPUT("empty trace file", [](const std::string& d) {
     return Row{{"run", trace_row_config(d, "")}, {"t.jsonl", "empty file"}};
+})
+
+// ---- measured-runs CSV (compare, fit) -------------------------------------------------------
+namespace {
+
+const std::string apps_small_config = std::string(BNSIM_SOURCE_DIR) + "/configs/calibration/m4_vector_add_free2.yaml";
+const std::string apps_default_config = std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml";
+const std::string apps_explorer_dir = std::string(BNSIM_SOURCE_DIR) + "/tests/data/profiles/explorer";
+
+// d/NAME holding text; returns its path.
+std::string apps_file(const std::string& d, const std::string& name, const std::string& text) {
+    put(d + "/" + name, text);
+    return d + "/" + name;
+}
+
+// A measured-runs CSV of one point of the small vector-add config with the given latency_us cell.
+std::string apps_latency_csv(const std::string& d, const std::string& latency) {
+    return apps_file(d, "m.csv", "id,config,latency_us\nP1," + apps_small_config + "," + latency + "\n");
+}
+
+// `compare FILE` for a file d/NAME holding text.
+Row apps_compare(const std::string& d, const std::string& name, const std::string& text, std::vector<std::string> contains) {
+    return Row{{"compare", apps_file(d, name, text)}, contains, 10};
+}
+
+// A sweep file over the small vector-add config (or `base`) with the given grid lines.
+std::string apps_sweep_file(const std::string& d, const std::string& grid, const std::string& name = "s.yaml",
+                            const std::string& base = apps_small_config) {
+    return apps_file(d, name, "base: " + base + "\ngrid:\n" + grid);
+}
+
+// Runs a real sweep (the binary under test) into out; the row's setup, so it must succeed.
+void apps_run_sweep(const std::string& d, const std::string& sweep, const std::string& out,
+                    const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args{"sweep", sweep, "--out", out, "-j", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CliOptions o;
+    o.timeout_s = 120;
+    o.cwd = d;
+    const CliResult r = run_bnsim(args, o);
+    INFO("setup sweep stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+}
+
+// A finished one-point sweep in d/out whose folder edit() then spoils; the row resumes it.
+Row apps_resume_row(const std::string& d, const std::function<void(const std::string& out)>& edit,
+                    std::vector<std::string> contains) {
+    const std::string sweep = apps_sweep_file(d, "  vector_add.free: [200]\n");
+    const std::string out = d + "/out";
+    apps_run_sweep(d, sweep, out);
+    edit(out);
+    return Row{{"sweep", sweep, "--out", out, "--resume", "-j", "1"}, contains, 30};
+}
+
+// The first record of a sweep folder's results.jsonl.
+nlohmann::json apps_first_record(const std::string& out) {
+    std::istringstream in(slurp(out + "/results.jsonl"));
+    std::string line;
+    std::getline(in, line);
+    return nlohmann::json::parse(line);
+}
+
+// Shards 0/2 and 1/2 of a two-point sweep in d/a0 and d/a1 (the row's setup).
+void apps_shards(const std::string& d) {
+    const std::string s = apps_sweep_file(d, "  vector_add.free: [100, 200]\n");
+    apps_run_sweep(d, s, d + "/a0", {"--shard", "0/2"});
+    apps_run_sweep(d, s, d + "/a1", {"--shard", "1/2"});
+}
+
+}  // namespace
+
+BAD_INPUT("measured CSV with a 50000-character column name", [](const std::string& d) {
+    return apps_compare(d, "m.csv", "id,config," + std::string(50000, 'x') + ",latency_us\nP1," + apps_small_config + ",1,186\n",
+                        {d + "/m.csv:2:", "(50000 characters)", "unknown key"});
+})
+BAD_INPUT("measured CSV starting with a byte-order mark names the real column", [](const std::string& d) {
+    return apps_compare(d, "m.csv", "\xEF\xBB\xBFlatency_us,config\nfast," + apps_small_config + "\n",
+                        {d + "/m.csv:2:", "field 'latency_us': expected a number, got 'fast'"});
+})
+BAD_INPUT("measured CSV latency 1e308", [](const std::string& d) {
+    return Row{{"compare", apps_latency_csv(d, "1e308")}, {d + "/m.csv:2:", "field 'latency_us'", "expected a latency in (0, 1e9] us", "'1e308'"}, 10};
+})
+BAD_INPUT("measured CSV of 10001 rows is refused before any simulation", [](const std::string& d) {
+    std::string text = "id,config,latency_us\n";
+    for (int i = 0; i < 10001; ++i) text += "P" + std::to_string(i) + "," + apps_small_config + ",186\n";
+    return apps_compare(d, "m.csv", text, {d + "/m.csv", "10001 measured rows", "expected at most 10000"});
+})
+BAD_INPUT("measured CSV unknown column names the column and the line", [](const std::string& d) {
+    return apps_compare(d, "m.csv", "id,config,shape.nosuch,latency_us\nP1," + apps_small_config + ",1,186\n",
+                        {d + "/m.csv:2:", "column shape.nosuch", "unknown key"});
+})
+BAD_INPUT("measured CSV column value the config rejects", [](const std::string& d) {
+    return apps_compare(d, "m.csv", "id,config,vector_add.free,latency_us\nP1," + apps_small_config + ",abc,186\n",
+                        {d + "/m.csv:2:", "column vector_add.free", "expected an integer in [1, 16777216], got 'abc'"});
+})
+BAD_INPUT("measured CSV latency 1e10 us is past any kernel", [](const std::string& d) {
+    return Row{{"compare", apps_latency_csv(d, "1e10")}, {d + "/m.csv:2:", "field 'latency_us'", "expected a latency in (0, 1e9] us", "'1e10'"}, 10};
+})
+BAD_INPUT("measured CSV percentile column negative", [](const std::string& d) {
+    return apps_compare(d, "m.csv", "id,config,latency_us,p99_us\nP1," + apps_small_config + ",186,-1\n",
+                        {d + "/m.csv:2:", "field 'p99_us'", "expected a latency in (0, 1e9] us", "'-1'"});
+})
+BAD_INPUT("measured CSV percentile column 1e308", [](const std::string& d) {
+    return apps_compare(d, "m.csv", "id,config,latency_us,p99_us\nP1," + apps_small_config + ",186,1e308\n",
+                        {d + "/m.csv:2:", "field 'p99_us'", "expected a latency in (0, 1e9] us", "'1e308'"});
+})
+BAD_INPUT("measured CSV p50 column zero", [](const std::string& d) {
+    return apps_compare(d, "m.csv", "id,config,latency_us,p50_us\nP1," + apps_small_config + ",186,0\n",
+                        {d + "/m.csv:2:", "field 'p50_us'", "expected a latency in (0, 1e9] us"});
+})
+BAD_INPUT("measured CSV hardware column the preset rejects names the column", [](const std::string& d) {
+    return apps_compare(d, "m.csv", "id,config,hardware.dma.issue_ns,latency_us\nP1," + apps_small_config + ",-5,186\n",
+                        {d + "/m.csv:2:", "column hardware.dma.issue_ns", "expected a number in [0, 1e+07], got '-5'"});
+})
+
+// ---- profiles: JSON ---------------------------------------------------------------------------
+BAD_INPUT("profile JSON total_time nested 100000 arrays deep", [](const std::string& d) {
+    return apps_compare(d, "p.json", "{\"summary\": [{\"total_time\": " + std::string(100000, '[') + std::string(100000, ']') + "}]}\n",
+                        {d + "/p.json", "summary[0].total_time", "nested deeper than 64 levels", "expected a profile JSON"});
+})
+BAD_INPUT("profile JSON key given twice in one object", [](const std::string& d) {
+    return apps_compare(d, "p.json", "{\"summary\": [{\"total_time\": 1.5e-05, \"total_time\": 2e-05}]}\n",
+                        {d + "/p.json", "summary[0].total_time", "key given twice in one object"});
+})
+BAD_INPUT("profile JSON negative total_time", [](const std::string& d) {
+    return apps_compare(d, "p.json", "{\"summary\": [{\"total_time\": -1.5e-05}]}\n",
+                        {d + "/p.json", "summary[0]", "field 'total_time'", "expected a non-negative number"});
+})
+BAD_INPUT("profile JSON total_time zero", [](const std::string& d) {
+    return apps_compare(d, "p.json", "{\"summary\": [{\"total_time\": 0}]}\n",
+                        {d + "/p.json", "field 'total_time'", "expected a positive time in seconds"});
+})
+BAD_INPUT("profile JSON total_time 1e400", [](const std::string& d) {
+    return apps_compare(d, "p.json", "{\"summary\": [{\"total_time\": 1e400}]}\n", {d + "/p.json", "expected a profile JSON"});
+})
+BAD_INPUT("profile JSON negative dma_active_time", [](const std::string& d) {
+    return apps_compare(d, "p.json", "{\"summary\": [{\"total_time\": 1.5e-05, \"dma_active_time\": -1}]}\n",
+                        {d + "/p.json", "summary[0]", "field 'dma_active_time'", "expected a non-negative number, got '-1'"});
+})
+BAD_INPUT("profile JSON negative dma_transfer_count", [](const std::string& d) {
+    return apps_compare(d, "p.json", "{\"summary\": [{\"total_time\": 1.5e-05, \"dma_transfer_count\": -3}]}\n",
+                        {d + "/p.json", "summary[0]", "field 'dma_transfer_count'", "expected a non-negative number, got '-3'"});
+})
+BAD_INPUT("profile JSON byte count 1e400", [](const std::string& d) {
+    return apps_compare(d, "p.json", "{\"summary\": [{\"total_time\": 1.5e-05, \"hbm_read_bytes\": 1e400}]}\n",
+                        {d + "/p.json", "expected a profile JSON"});
+})
+BAD_INPUT("profile JSON table key given twice at the top level", [](const std::string& d) {
+    return apps_compare(d, "p.json", "{\"summary\": [{\"total_time\": 1.5e-05}], \"summary\": []}\n",
+                        {d + "/p.json", "summary: key given twice in one object", "expected each key once"});
+})
+
+// ---- profiles: Explorer CSV tables, folders, summary-text ---------------------------------------
+BAD_INPUT("profile folder of more than 64 table files", [](const std::string& d) {
+    const std::string dir = d + "/prof";
+    mkdir(dir.c_str(), 0755);
+    const std::string summary = slurp(apps_explorer_dir + "/summary.csv");
+    for (int i = 0; i < 65; ++i) put(dir + "/summary" + std::to_string(i) + ".csv", summary);
+    return Row{{"compare", dir}, {dir + ": 65 table files", "expected a profile folder of at most 64"}, 10};
+})
+BAD_INPUT("Explorer summary table with a negative total_time", [](const std::string& d) {
+    return apps_compare(d, "summary.csv", "total_time,dma_active_time,hbm_read_bytes\n-1.52e-05,1.18e-05,204800\n",
+                        {d + "/summary.csv:2:", "field 'total_time'", "expected a non-negative number"});
+})
+BAD_INPUT("Explorer summary table with total_time zero", [](const std::string& d) {
+    return apps_compare(d, "summary.csv", "total_time,dma_active_time,hbm_read_bytes\n0,1.18e-05,204800\n",
+                        {d + "/summary.csv:2:", "field 'total_time'", "expected a positive time in seconds"});
+})
+BAD_INPUT("Explorer summary table with total_time 1e308", [](const std::string& d) {
+    return apps_compare(d, "summary.csv", "total_time,dma_active_time,hbm_read_bytes\n1e308,1.18e-05,204800\n",
+                        {d + "/summary.csv:2:", "field 'total_time'", "expected seconds of at most 86400", "'1e308'"});
+})
+BAD_INPUT("Explorer summary table with a negative byte count", [](const std::string& d) {
+    return apps_compare(d, "summary.csv", "total_time,dma_active_time,hbm_read_bytes\n1.52e-05,1.18e-05,-204800\n",
+                        {d + "/summary.csv:2:", "field 'hbm_read_bytes'", "expected a non-negative number"});
+})
+BAD_INPUT("Explorer DMA packet table starting with a byte-order mark names start_ts", [](const std::string& d) {
+    return apps_compare(d, "dma_packet.csv",
+                        "\xEF\xBB\xBFstart_ts,end_ts,engine_idx,queue_type,queue_name,read_bytes,write_bytes,transfer_bytes,throughput\n"
+                        "1500,1000,0,hwdge,q,6400,6400,6400,0.86\n",
+                        {d + "/dma_packet.csv:2:", "field 'end_ts'", "ends before it starts"});
+})
+BAD_INPUT("summary-text profile with a negative total_time", [](const std::string& d) {
+    return apps_compare(d, "summary.txt", "n_0000\n    total_time   -1.52e-05\n",
+                        {d + "/summary.txt:2:", "field 'total_time'", "expected a non-negative number"});
+})
+BAD_INPUT("summary-text profile with total_time 1e308", [](const std::string& d) {
+    return apps_compare(d, "summary.txt", "n_0000\n    total_time   1e308\n",
+                        {d + "/summary.txt:2:", "field 'total_time'", "expected seconds of at most 86400"});
+})
+BAD_INPUT("summary-text profile with a negative dma_active_time", [](const std::string& d) {
+    return apps_compare(d, "summary.txt", "n_0000\n    total_time   1.5e-05\n    dma_active_time   -4\n",
+                        {d + "/summary.txt:3:", "field 'dma_active_time'", "expected a non-negative number"});
+})
+
+// ---- special files as sweep, measured and profile inputs ---------------------------------------
+BAD_INPUT("sweep file that is a FIFO is refused without blocking", [](const std::string& d) {
+    REQUIRE(mkfifo((d + "/s.yaml").c_str(), 0600) == 0);
+    return Row{{"sweep", d + "/s.yaml", "--out", d + "/out"}, {d + "/s.yaml: is a FIFO", "expected a sweep file (YAML)"}, 10};
+})
+BAD_INPUT("compare measured file that is a FIFO is refused without blocking", [](const std::string& d) {
+    REQUIRE(mkfifo((d + "/m.csv").c_str(), 0600) == 0);
+    return Row{{"compare", d + "/m.csv"}, {d + "/m.csv: is a FIFO", "expected a measured-runs file"}, 10};
+})
+BAD_INPUT("fit measured file that is a FIFO is refused without blocking", [](const std::string& d) {
+    REQUIRE(mkfifo((d + "/m.csv").c_str(), 0600) == 0);
+    return Row{{"fit", d + "/m.csv", "--params", "dma.issue_ns"}, {d + "/m.csv: is a FIFO", "expected a measured-runs file"}, 10};
+})
+BAD_INPUT("profile JSON that is a FIFO is refused without blocking", [](const std::string& d) {
+    REQUIRE(mkfifo((d + "/profile.json").c_str(), 0600) == 0);
+    return Row{{"compare", d + "/profile.json"}, {d + "/profile.json: is a FIFO"}, 10};
+})
+BAD_INPUT("compare measured file /dev/zero is refused without reading it", [](const std::string&) {
+    return Row{{"compare", "/dev/zero"}, {"/dev/zero: is a device", "expected a measured-runs file"}, 10};
+})
+
+// ---- sweep files -------------------------------------------------------------------------------
+BAD_INPUT("sweep of three 1000-value axes is refused with its point count", [](const std::string& d) {
+    const std::string s = apps_sweep_file(d, "  memory.f_tile: {from: 1, to: 1000}\n  memory.interleave: {from: 1, to: 1000}\n"
+                                             "  shape.C: {from: 1, to: 1000}\n", "s.yaml", apps_default_config);
+    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml", "1e+09 points", "expected at most 100000"}, 10};
+})
+BAD_INPUT("sweep grid with a complex key", [](const std::string& d) {
+    const std::string s = apps_sweep_file(d, "  ? [a, b]\n  : [1]\n");
+    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml:3:", "a key that is a list", "expected a plain key"}, 10};
+})
+BAD_INPUT("sweep grid key misspelt names the sweep file's line", [](const std::string& d) {
+    const std::string s = apps_sweep_file(d, "  memory.f_tilx: [512]\n", "s.yaml", apps_default_config);
+    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml:3:3", "grid key memory.f_tilx", "unknown key"}, 10};
+})
+BAD_INPUT("sweep grid key of an unknown section", [](const std::string& d) {
+    const std::string s = apps_sweep_file(d, "  nosuch.key: [1]\n");
+    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml:3:3", "grid key nosuch.key", "unknown key"}, 10};
+})
+BAD_INPUT("sweep file timeout 1e10", [](const std::string& d) {
+    const std::string s = apps_file(d, "s.yaml", "base: " + apps_small_config + "\ntimeout: 1e10\ngrid:\n  vector_add.free: [2]\n");
+    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml:2:", "timeout", "expected seconds per point in (0, 86400]"}, 10};
+})
+BAD_INPUT("sweep file with base given twice", [](const std::string& d) {
+    const std::string s = apps_file(d, "s.yaml", "base: " + apps_small_config + "\nbase: " + apps_default_config +
+                                                     "\ngrid:\n  vector_add.free: [2]\n");
+    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml:2:1", "key 'base' appears twice", "first at line 1"}, 10};
+})
+BAD_INPUT("sweep point with a key given twice", [](const std::string& d) {
+    const std::string s = apps_file(d, "s.yaml", "base: " + apps_small_config +
+                                                     "\npoints:\n  - {vector_add.free: 2, vector_add.free: 4}\n");
+    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml:3:", "key 'vector_add.free' appears twice"}, 10};
+})
+BAD_INPUT("sweep point key unknown names the sweep file's line", [](const std::string& d) {
+    const std::string s = apps_file(d, "s.yaml", "base: " + apps_small_config + "\npoints:\n  - {nosuch.k: 1}\n");
+    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml:3:", "points[0] key nosuch.k", "unknown key"}, 10};
+})
+BAD_INPUT("sweep grid value that is a list names the sweep file's line", [](const std::string& d) {
+    const std::string s = apps_sweep_file(d, "  vector_add.free: [2, [4]]\n");
+    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml:3:3", "grid key vector_add.free", "got a list"}, 10};
+})
+BAD_INPUT("sweep grid key below a scalar key names the sweep file's line", [](const std::string& d) {
+    const std::string s = apps_sweep_file(d, "  vector_add.free: [2]\n  vector_add.free.x: [2]\n");
+    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml:4:3", "grid key vector_add.free.x", "'free' is not a mapping"}, 10};
+})
+
+// ---- sweep options -----------------------------------------------------------------------------
+BAD_INPUT("sweep --timeout 1e10", [](const std::string& d) {
+    return Row{{"sweep", apps_sweep_file(d, "  vector_add.free: [200]\n"), "--out", d + "/out", "--timeout", "1e10"},
+               {"--timeout", "expected seconds in (0, 86400]", "got '1e10'"}, 30};
+})
+BAD_INPUT("sweep --timeout nan", [](const std::string& d) {
+    return Row{{"sweep", apps_sweep_file(d, "  vector_add.free: [200]\n"), "--out", d + "/out", "--timeout", "nan"},
+               {"--timeout", "expected seconds in (0, 86400]", "got 'nan'"}, 30};
+})
+BAD_INPUT("sweep --timeout -1", [](const std::string& d) {
+    return Row{{"sweep", apps_sweep_file(d, "  vector_add.free: [200]\n"), "--out", d + "/out", "--timeout", "-1"},
+               {"--timeout", "expected seconds in (0, 86400]", "got '-1'"}, 30};
+})
+BAD_INPUT("sweep -j 0", [](const std::string& d) {
+    return Row{{"sweep", apps_sweep_file(d, "  vector_add.free: [200]\n"), "--out", d + "/out", "-j", "0"},
+               {"--jobs", "expected an integer in [1, 256]", "got '0'"}, 30};
+})
+BAD_INPUT("sweep -j 1000", [](const std::string& d) {
+    return Row{{"sweep", apps_sweep_file(d, "  vector_add.free: [200]\n"), "--out", d + "/out", "-j", "1000"},
+               {"--jobs", "expected an integer in [1, 256]", "got '1000'"}, 30};
+})
+BAD_INPUT("sweep with an unknown option is one line", [](const std::string& d) {
+    return Row{{"sweep", apps_sweep_file(d, "  vector_add.free: [200]\n"), "--out", d + "/out", "--nosuch"},
+               {"--nosuch", "--help lists the options"}, 10};
+})
+BAD_INPUT("sweep --timeout that is not a number", [](const std::string& d) {
+    return Row{{"sweep", apps_sweep_file(d, "  vector_add.free: [200]\n"), "--out", d + "/out", "--timeout", "5x"},
+               {"--timeout", "expected seconds in (0, 86400]", "got '5x'"}, 10};
+})
+BAD_INPUT("sweep -j 1e3", [](const std::string& d) {
+    return Row{{"sweep", apps_sweep_file(d, "  vector_add.free: [200]\n"), "--out", d + "/out", "-j", "1e3"},
+               {"--jobs", "expected an integer in [1, 256]", "got '1e3'"}, 10};
+})
+BAD_INPUT("sweep --out given twice is one line", [](const std::string& d) {
+    return Row{{"sweep", apps_sweep_file(d, "  vector_add.free: [200]\n"), "--out", d + "/out", "--out", d + "/out2"},
+               {"--out", "--help lists the options"}, 10};
+})
+
+// ---- sweep --resume on an edited folder ----------------------------------------------------------
+BAD_INPUT("sweep --resume whose first record lacks fields", [](const std::string& d) {
+    return apps_resume_row(d, [](const std::string& out) {
+        const nlohmann::json rec = apps_first_record(out);
+        put(out + "/results.jsonl", nlohmann::json{{"id", rec.at("id")}}.dump() + "\n");
+    }, {d + "/out/results.jsonl:1:", "expected a field 'status'", "not a bnsim sweep record"});
+})
+BAD_INPUT("sweep --resume whose record has run.latency_ns a string", [](const std::string& d) {
+    return apps_resume_row(d, [](const std::string& out) {
+        nlohmann::json rec = apps_first_record(out);
+        rec["run"]["latency_ns"] = "fast";
+        put(out + "/results.jsonl", rec.dump() + "\n");
+    }, {d + "/out/results.jsonl:1:", "run.latency_ns", "expected a number"});
+})
+BAD_INPUT("sweep --resume whose sweep.json is not JSON", [](const std::string& d) {
+    return apps_resume_row(d, [](const std::string& out) { put(out + "/sweep.json", "{not json"); },
+                           {d + "/out/sweep.json:1:", "JSON syntax error", "expected a bnsim sweep.json"});
+})
+
+// ---- merge ---------------------------------------------------------------------------------------
+BAD_INPUT("merge --out naming a file", [](const std::string& d) {
+    apps_shards(d);
+    put(d + "/file", "x\n");
+    return Row{{"merge", d + "/a0", d + "/a1", "--out", d + "/file"}, {"--out " + d + "/file", "exists and is not a folder"}, 10};
+})
+BAD_INPUT("merge --out the same as an input shard", [](const std::string& d) {
+    apps_shards(d);
+    return Row{{"merge", d + "/a0", d + "/a1", "--out", d + "/a0"}, {"--out " + d + "/a0", "one of the folders being merged"}, 10};
+})
+BAD_INPUT("merge --out another sweep's finished folder without --force", [](const std::string& d) {
+    apps_shards(d);
+    apps_run_sweep(d, apps_sweep_file(d, "  vector_add.free: [50]\n", "b.yaml"), d + "/b");
+    return Row{{"merge", d + "/a0", d + "/a1", "--out", d + "/b"}, {"--out " + d + "/b", "an earlier merge did not write", "--force"}, 10};
+})
+BAD_INPUT("merge --out empty", [](const std::string& d) {
+    apps_shards(d);
+    return Row{{"merge", d + "/a0", d + "/a1", "--out", ""}, {"--out ''", "expected a directory"}, 10};
+})
+BAD_INPUT("merge without --out is one line", [](const std::string& d) {
+    apps_shards(d);
+    return Row{{"merge", d + "/a0", d + "/a1"}, {"--out is required", "--help lists the options"}, 10};
+})
+BAD_INPUT("merge with an unknown option is one line", [](const std::string& d) {
+    apps_shards(d);
+    return Row{{"merge", d + "/a0", d + "/a1", "--out", d + "/merged", "--nosuch"}, {"--nosuch", "--help lists the options"}, 10};
+})
+BAD_INPUT("merge input whose sweep.json is not JSON", [](const std::string& d) {
+    apps_shards(d);
+    put(d + "/a0/sweep.json", "{bad");
+    return Row{{"merge", d + "/a0", d + "/a1", "--out", d + "/merged"}, {d + "/a0/sweep.json:1:", "JSON syntax error", "expected a bnsim sweep.json"}, 10};
+})
+BAD_INPUT("merge input whose record lacks fields", [](const std::string& d) {
+    apps_shards(d);
+    const nlohmann::json rec = apps_first_record(d + "/a0");
+    put(d + "/a0/results.jsonl", nlohmann::json{{"id", rec.at("id")}}.dump() + "\n");
+    return Row{{"merge", d + "/a0", d + "/a1", "--out", d + "/merged"}, {d + "/a0/results.jsonl:1:", "expected a field 'status'"}, 10};
+})
+BAD_INPUT("merge input whose record has run.latency_ns a string", [](const std::string& d) {
+    apps_shards(d);
+    nlohmann::json rec = apps_first_record(d + "/a0");
+    rec["run"]["latency_ns"] = "fast";
+    put(d + "/a0/results.jsonl", rec.dump() + "\n");
+    return Row{{"merge", d + "/a0", d + "/a1", "--out", d + "/merged"}, {d + "/a0/results.jsonl:1:", "run.latency_ns", "expected a number"}, 10};
+})
+BAD_INPUT("merge input whose results.jsonl has a line that is not JSON", [](const std::string& d) {
+    apps_shards(d);
+    std::ofstream(d + "/a0/results.jsonl", std::ios::app) << "not json\n";
+    return Row{{"merge", d + "/a0", d + "/a1", "--out", d + "/merged"},
+               {d + "/a0/results.jsonl:2:", "JSON syntax error", "expected a result record"}, 10};
+})
+
+// ---- compare options -----------------------------------------------------------------------------
+BAD_INPUT("compare --tolerance nan", [](const std::string& d) {
+    return Row{{"compare", apps_latency_csv(d, "186"), "--tolerance", "nan"}, {"--tolerance", "expected a percentage in (0, 1000]", "got 'nan'"}, 30};
+})
+BAD_INPUT("compare --tolerance -1", [](const std::string& d) {
+    return Row{{"compare", apps_latency_csv(d, "186"), "--tolerance", "-1"}, {"--tolerance", "expected a percentage in (0, 1000]", "got '-1'"}, 30};
+})
+BAD_INPUT("compare --tolerance 1e400", [](const std::string& d) {
+    return Row{{"compare", apps_latency_csv(d, "186"), "--tolerance", "1e400"}, {"--tolerance", "expected a percentage in (0, 1000]", "got '1e400'"}, 30};
+})
+BAD_INPUT("compare --jobs 0", [](const std::string& d) {
+    return Row{{"compare", apps_latency_csv(d, "186"), "--jobs", "0"}, {"--jobs", "expected an integer in [1, 256]", "got '0'"}, 30};
+})
+BAD_INPUT("compare --timeout 0", [](const std::string& d) {
+    return Row{{"compare", apps_latency_csv(d, "186"), "--timeout", "0"}, {"--timeout", "expected seconds in (0, 86400]", "got '0'"}, 30};
+})
+BAD_INPUT("compare with an unknown option is one line", [](const std::string& d) {
+    return Row{{"compare", apps_latency_csv(d, "186"), "--nosuch"}, {"--nosuch", "--help lists the options"}, 10};
+})
+
+// ---- fit --params and options ----------------------------------------------------------------------
+BAD_INPUT("fit of an integer parameter", [](const std::string& d) {
+    return Row{{"fit", apps_latency_csv(d, "186"), "--params", "hbm.channels=16:32"},
+               {"--params hbm.channels", "an integer parameter cannot be fitted"}, 30};
+})
+BAD_INPUT("fit bound nan", [](const std::string& d) {
+    return Row{{"fit", apps_latency_csv(d, "186"), "--params", "dma.issue_ns=1:nan"},
+               {"--params dma.issue_ns=1:nan", "expected NAME=LO:HI with finite numbers"}, 30};
+})
+BAD_INPUT("fit --max-evals 0", [](const std::string& d) {
+    return Row{{"fit", apps_latency_csv(d, "186"), "--params", "dma.issue_ns", "--max-evals", "0"},
+               {"--max-evals", "expected an integer in [1,", "got '0'"}, 30};
+})
+BAD_INPUT("fit --max-evals 1e9", [](const std::string& d) {
+    return Row{{"fit", apps_latency_csv(d, "186"), "--params", "dma.issue_ns", "--max-evals", "1e9"},
+               {"--max-evals", "expected an integer in [1,", "got '1e9'"}, 30};
+})
+BAD_INPUT("fit --jobs 0", [](const std::string& d) {
+    return Row{{"fit", apps_latency_csv(d, "186"), "--params", "dma.issue_ns", "--jobs", "0"},
+               {"--jobs", "expected an integer in [1, 256]", "got '0'"}, 30};
+})
+BAD_INPUT("fit with an unknown option is one line", [](const std::string& d) {
+    return Row{{"fit", apps_latency_csv(d, "186"), "--params", "dma.issue_ns", "--nosuch"}, {"--nosuch", "--help lists the options"}, 10};
+})
+
+// ---- sensitivity ranges, axes and options --------------------------------------------------------
+BAD_INPUT("sensitivity --range of a cost row below zero", [](const std::string& d) {
+    return Row{{"sensitivity", config_file(d, small_config()), "--range", "costs.dve.reciprocal.cycles_per_elem=-8:-4"},
+               {"--range costs.dve.reciprocal.cycles_per_elem=-8:-4", "expected cycles per element in [0, 10000]"}, 30};
+})
+BAD_INPUT("sensitivity --axis value the config rejects names the --axis", [](const std::string& d) {
+    return Row{{"sensitivity", config_file(d, small_config()), "--axis", "memory.f_tile=abc"},
+               {"--axis memory.f_tile", "key 'memory.f_tile'", "got 'abc'"}, 30};
+})
+BAD_INPUT("sensitivity grid of more than 2000 configs is refused with its count", [](const std::string& d) {
+    return Row{{"sensitivity", config_file(d, small_config()), "--axis", "memory.f_tile=128,256,512,1024,2048",
+                "--axis", "memory.interleave=1,2,3,4,5,6,7,8", "--axis", "memory.direct_x_residency=true,false",
+                "--axis", "shape.C=64,128,256,512,1024,2048", "--axis", "shape.B=1,2,4,8,16,32"},
+               {"--axis", "5 x 8 x 2 x 6 x 6 = 2880 configs", "expected at most 2000"}, 10};
+})
+BAD_INPUT("sensitivity --tie nan", [](const std::string& d) {
+    return Row{{"sensitivity", config_file(d, small_config()), "--tie", "nan"}, {"--tie", "expected a percentage in [0, 100]", "got 'nan'"}, 30};
+})
+BAD_INPUT("sensitivity --threshold -1", [](const std::string& d) {
+    return Row{{"sensitivity", config_file(d, small_config()), "--threshold", "-1"},
+               {"--threshold", "expected a percentage in [0, 100]", "got '-1'"}, 30};
+})
+BAD_INPUT("sensitivity --jobs 0", [](const std::string& d) {
+    return Row{{"sensitivity", config_file(d, small_config()), "--jobs", "0"}, {"--jobs", "expected an integer in [1, 256]", "got '0'"}, 30};
+})
+BAD_INPUT("sensitivity --range of a cost row up to 1e308", [](const std::string& d) {
+    return Row{{"sensitivity", config_file(d, small_config()), "--range", "costs.dve.reciprocal.cycles_per_elem=0:1e308"},
+               {"--range costs.dve.reciprocal.cycles_per_elem=0:1e308", "expected cycles per element in [0, 10000]", "got 1e+308"}, 30};
+})
+
+// ---- run --profile-out ---------------------------------------------------------------------------
+BAD_INPUT("run --profile-out into a folder holding other files names a file", [](const std::string& d) {
+    mkdir((d + "/prof").c_str(), 0755);
+    put(d + "/prof/notes.txt", "keep me\n");
+    return Row{{"run", config_file(d, small_config()), "--profile-out", d + "/prof"},
+               {"--profile-out '" + d + "/prof'", "bnsim did not write there (notes.txt)"}, 30};
+})
+BAD_INPUT("run --profile-out into a folder holding a subfolder", [](const std::string& d) {
+    mkdir((d + "/prof").c_str(), 0755);
+    mkdir((d + "/prof/sub").c_str(), 0755);
+    return Row{{"run", config_file(d, small_config()), "--profile-out", d + "/prof"},
+               {"--profile-out '" + d + "/prof'", "bnsim did not write there (sub)"}, 30};
+})
+
+// ---- calibration YAML as measured data -------------------------------------------------------------
+BAD_INPUT("calibration YAML as measured data that is a FIFO is refused without blocking", [](const std::string& d) {
+    REQUIRE(mkfifo((d + "/m.yaml").c_str(), 0600) == 0);
+    return Row{{"compare", d + "/m.yaml"}, {d + "/m.yaml: is a FIFO", "expected a YAML measurements file"}, 10};
+})
+BAD_INPUT("calibration YAML as measured data linked to /dev/zero", [](const std::string& d) {
+    REQUIRE(symlink("/dev/zero", (d + "/m.yaml").c_str()) == 0);
+    return Row{{"compare", d + "/m.yaml"}, {d + "/m.yaml: is a device", "expected a YAML measurements file"}, 10};
+})
+BAD_INPUT("calibration YAML row whose set names an unknown key", [](const std::string& d) {
+    return apps_compare(d, "m.yaml", "rows:\n  - {id: X1, config: " + apps_small_config +
+                                         ", metric: latency_ns, measured: 10, source: 'a long enough source', third_party: false, "
+                                         "uncertainty: none, set: {nosuch.k: 1}}\n",
+                        {d + "/m.yaml", "X1", "key nosuch.k", "unknown key"});
+})
+BAD_INPUT("calibration YAML row whose set value the config rejects", [](const std::string& d) {
+    return apps_compare(d, "m.yaml", "rows:\n  - {id: X1, config: " + apps_small_config +
+                                         ", metric: latency_ns, measured: 10, source: 'a long enough source', third_party: false, "
+                                         "uncertainty: none, set: {vector_add.free: abc}}\n",
+                        {d + "/m.yaml", "X1", "key vector_add.free", "got 'abc'"});
+})
+
+// ---- latency tables ------------------------------------------------------------------------------
+BAD_INPUT("latency table p50 1e10 us is past any kernel", [](const std::string& d) {
+    return apps_compare(d, "lat.txt", "run: vector_add.free=2\nconfig: " + apps_small_config + "\np50: 1e10 us\n",
+                        {d + "/lat.txt:3:", "field 'p50'", "expected a latency in (0, 1e9] us", "'1e10 us'"});
+})
+BAD_INPUT("latency table p50 1e308 s", [](const std::string& d) {
+    return apps_compare(d, "lat.txt", "run: vector_add.free=2\nconfig: " + apps_small_config + "\np50: 1e308 s\n",
+                        {d + "/lat.txt:3:", "field 'p50'", "expected a latency in (0, 1e9] us", "'1e308 s'"});
+})
+BAD_INPUT("latency table starting with a byte-order mark is read as a latency table", [](const std::string& d) {
+    return apps_compare(d, "lat.txt", "\xEF\xBB\xBFrun: vector_add.free=2\nconfig: " + apps_small_config + "\np50: fast us\n",
+                        {d + "/lat.txt:3:", "field 'p50'", "expected a number, got 'fast'"});
+})
+BAD_INPUT("latency table of 10001 runs is refused before any simulation", [](const std::string& d) {
+    std::string text;
+    for (int i = 0; i < 10001; ++i) text += "run:\np50: 186 us\n";
+    return apps_compare(d, "lat.txt", text, {d + "/lat.txt:20001:", "more than 10000 run: blocks"});
+})
+BAD_INPUT("latency table run key of 50000 characters", [](const std::string& d) {
+    return apps_compare(d, "lat.txt", "run: " + std::string(50000, 'k') + "=1\nconfig: " + apps_small_config + "\np50: 186 us\n",
+                        {d + "/lat.txt:1:", "(50000 characters)", "unknown key"});
+})
+BAD_INPUT("latency table run value the config rejects names the key", [](const std::string& d) {
+    return apps_compare(d, "lat.txt", "run: vector_add.free=abc\nconfig: " + apps_small_config + "\np50: 186 us\n",
+                        {d + "/lat.txt:1:", "key vector_add.free", "expected an integer in [1, 16777216], got 'abc'"});
 })
