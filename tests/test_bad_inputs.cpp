@@ -1121,3 +1121,38 @@ BAD_INPUT("latency table run value the config rejects names the key", [](const s
     return apps_compare(d, "lat.txt", "run: vector_add.free=abc\nconfig: " + apps_small_config + "\np50: 186 us\n",
                         {d + "/lat.txt:1:", "key vector_add.free", "expected an integer in [1, 16777216], got 'abc'"});
 })
+
+// ---- found by the rows above, fixed after them ----------------------------------------------------
+BAD_INPUT("calibration YAML that is a list is read as calibration data, not probed as a profile", [](const std::string& d) {
+    return apps_compare(d, "x.yaml", "- a\n", {d + "/x.yaml:1:1", "expected a mapping of keys, got a list"});
+})
+BAD_INPUT("latency table run block with its id twice", [](const std::string& d) {
+    return apps_compare(d, "lat.txt", "run: vector_add.free=2\nid: a\nid: b\np50: 186 us\n", {d + "/lat.txt:3:", "field 'id'", "given twice in one run"});
+})
+BAD_INPUT("latency table percentile p500 is not a percentile", [](const std::string& d) {
+    return apps_compare(d, "lat.txt", "run: vector_add.free=2\np50: 186 us\np500: 190 us\n",
+                        {d + "/lat.txt:3:", "field 'p500'", "unknown line"});
+})
+BAD_INPUT("measured CSV latency written in hex", [](const std::string& d) {
+    return Row{{"compare", apps_latency_csv(d, "0x10")}, {d + "/m.csv:2:", "field 'latency_us'", "expected a number, got '0x10'"}, 10};
+})
+BAD_INPUT("run --profile-out on a symlink to nothing is refused before the run", [](const std::string& d) {
+    symlink((d + "/nowhere").c_str(), (d + "/prof").c_str());
+    return Row{{"run", apps_small_config, "--profile-out", d + "/prof"}, {"--profile-out", "/prof", "a symlink to no folder"}, 10};
+})
+BAD_INPUT("a trace larger than the machine can simulate is refused before it is made", [](const std::string& d) {
+    // 2^31 elements in tiles of 128 x 1: 67 million instructions (e24c574 allocated until killed).
+    return Row{{"run", apps_small_config, "--set", "vector_add.n=2147483648", "--set", "vector_add.free=1"},
+               {"m4_vector_add_free2.yaml", "vector_add", "the trace would have up to 67108864 instructions", "allowed on this machine"},
+               30};
+})
+BAD_INPUT("sweep --out whose lock cannot be made is blamed on the folder, not on another sweep", [](const std::string& d) {
+    mkdir((d + "/o").c_str(), 0755);
+    mkdir((d + "/o/.lock").c_str(), 0755);  // the lock file's name taken by a folder
+    return Row{{"sweep", apps_sweep_file(d, "  vector_add.free: [200]\n"), "--out", d + "/o"},
+               {d + "/o", "cannot write in the output folder"}, 10};
+})
+BAD_INPUT("an unknown run-config key suggests the near one", [](const std::string& d) {
+    (void)d;
+    return Row{{"trace", apps_default_config, "--set", "shape.c=3"}, {"--set shape.c", "unknown key", "did you mean 'shape.C'?"}, 10};
+})
