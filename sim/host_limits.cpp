@@ -1,6 +1,7 @@
 #include "sim/host_limits.h"
 
 #include <sched.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -25,8 +26,21 @@ int available_cores() {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
+uint64_t usable_memory_bytes() {
+    uint64_t bytes = mem_available_bytes();
+    // A process address-space limit (ulimit -v) caps what this run can allocate whatever the
+    // machine has free; half of it, as the program, its libraries and the allocator's slack take
+    // their share of address space too.
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        const uint64_t cap = uint64_t(rl.rlim_cur) / 2;
+        bytes = bytes ? std::min(bytes, cap) : cap;
+    }
+    return bytes;
+}
+
 uint64_t simulable_instructions() {
-    const uint64_t avail = mem_available_bytes();
+    const uint64_t avail = usable_memory_bytes();
     return avail ? avail / kRunBytesPerInstruction : std::numeric_limits<uint64_t>::max();
 }
 

@@ -14,7 +14,10 @@ uint64_t mem_available_bytes();
 // 650 B (a 400,000-instruction calibration run: 276 MB peak RSS; docs/benchmarks.md).
 constexpr uint64_t kRunBytesPerInstruction = 1024;
 
-// The most instructions a trace may have here: MemAvailable / kRunBytesPerInstruction.
+// What this run may allocate: MemAvailable, capped at half the address-space limit if one is set.
+uint64_t usable_memory_bytes();
+
+// The most instructions a trace may have here: usable_memory_bytes() / kRunBytesPerInstruction.
 uint64_t simulable_instructions();
 
 // The cores this process may run on (its affinity mask), at least 1.

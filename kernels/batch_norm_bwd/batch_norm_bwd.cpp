@@ -214,8 +214,13 @@ private:
         for (int s = 0; s < il; ++s) a.heap_pop();
         a.close_scope();
 
-        // The shared tile walk.
+        // The shared tile walk, counted before it is built: each unit is up to 16 instructions
+        // (instruction_bound), so a walk past the trace limit is refused before any is made.
         const int64_t n_sp = L.plan.fp.n_sp_tiles;
+        const double units = double(cs.ct_hi - cs.ct_lo) * double((cs.b_hi - cs.b_lo + cs.rep - 1) / cs.rep) * double(n_sp);
+        if (units * 16 > double(trace_limit()))
+            throw TraceTooLarge("the trace would have about " + std::to_string(uint64_t(units) * 16) +
+                                " instructions, more than the " + std::to_string(trace_limit()) + " allowed");
         int walk = 0;
         for (int ct = cs.ct_lo; ct < cs.ct_hi; ++ct) {
             int tile = 0;

@@ -94,7 +94,7 @@ GeneratedKernel RunConfig::generate() const {
     } catch (const TraceTooLarge& e) {
         throw KernelError(file + ": " + kernel + ": " + e.what() + " on this machine (a run takes about " +
                           std::to_string(kRunBytesPerInstruction) + " bytes per instruction, " +
-                          gib_text(mem_available_bytes()) + " available); expected a smaller shape or larger tiles");
+                          gib_text(usable_memory_bytes()) + " available); expected a smaller shape or larger tiles");
     }
 }
 
