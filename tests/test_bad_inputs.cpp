@@ -1005,10 +1005,6 @@ BAD_INPUT("compare with an unknown option is one line", [](const std::string& d)
 })
 
 // ---- fit --params and options ----------------------------------------------------------------------
-BAD_INPUT("fit of an integer parameter", [](const std::string& d) {
-    return Row{{"fit", apps_latency_csv(d, "186"), "--params", "hbm.channels=16:32"},
-               {"--params hbm.channels", "an integer parameter cannot be fitted"}, 30};
-})
 BAD_INPUT("fit bound nan", [](const std::string& d) {
     return Row{{"fit", apps_latency_csv(d, "186"), "--params", "dma.issue_ns=1:nan"},
                {"--params dma.issue_ns=1:nan", "expected NAME=LO:HI with finite numbers"}, 30};

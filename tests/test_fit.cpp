@@ -5,6 +5,7 @@
 #include "tests/cli_run.h"
 #include "tests/test_util.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -89,6 +90,59 @@ TEST_CASE("fit reports a parameter the data cannot identify") {
     CHECK(j["params"][1]["identifiable"] == false);
     CHECK(j["params"][1]["why"] == "no measured point changes with it");
     CHECK(j["params"][1]["value"] == j["params"][1]["start"]);  // kept, not moved by the optimizer's wander
+}
+
+TEST_CASE("fit recovers the seed shape's queue occupancy from six exact points within 2% (a jagged response)") {
+    // Issue 26's example: f_tile 256/512/1024 x interleave 2/4 measured at
+    // dma.min_queue_occupancy_ns=1200. e24c574's local BOBYQA stopped in a local minimum at 773.75.
+    const std::string dir = fit_dir("occupancy");
+    std::ofstream csv(dir + "/occ.csv");
+    csv << "memory.f_tile,memory.interleave,memory.direct_x_residency,latency_us\n";
+    for (int f : {256, 512, 1024})
+        for (int il : {2, 4}) {
+            int st = 0;
+            const std::string out = test::bnsim_output("run " + kSrc + "/configs/default.yaml --json --set memory.f_tile=" +
+                                                           std::to_string(f) + " --set memory.interleave=" + std::to_string(il) +
+                                                           " --set memory.direct_x_residency=true"
+                                                           " --set hardware.dma.min_queue_occupancy_ns=1200",
+                                                       &st);
+            REQUIRE(st == 0);
+            csv << f << "," << il << ",true," << std::setprecision(17) << json::parse(out)["latency_ns"].get<double>() / 1000 << "\n";
+        }
+    csv.close();
+    int st = 0;
+    const std::string out = test::bnsim_output("fit " + dir + "/occ.csv --against " + kSrc +
+                                                   "/configs/default.yaml --params dma.min_queue_occupancy_ns=600:2000 --json",
+                                               &st, 900);
+    INFO(out);
+    REQUIRE(st == 0);
+    const json j = json::parse(out);
+    const json& p = j["params"][0];
+    CHECK(p["value"].get<double>() == Approx(1200).epsilon(0.02));
+    CHECK(p["at_bound"].is_null());
+    CHECK(p["interval"][0].get<double>() <= 1200);
+    CHECK(p["interval"][1].get<double>() >= 1200);
+    CHECK(j["rms_after_pct"].get<double>() < 0.25);
+}
+
+TEST_CASE("fit searches an integer parameter at whole values and a flag as its two values") {
+    // e24c574's local search passed hbm.channels=18.8 to a child, which refused it (exit 1).
+    const std::string dir = fit_dir("kinds");
+    const std::string data = synthetic_measurements(dir, "--set hardware.hbm.channels=24", 0.0);
+    int st = 0;
+    const std::string out = test::bnsim_output("fit " + data + " --against " + kBase +
+                                                   " --params hbm.channels=16:32 --params dma.merge_contiguous_rows --json",
+                                               &st, 600);
+    INFO(out);
+    REQUIRE(st == 0);
+    const json j = json::parse(out);
+    CHECK(j["params"][0]["kind"] == "integer");
+    CHECK(j["params"][1]["kind"] == "boolean");
+    const double channels = j["params"][0]["value"].get<double>(), merge = j["params"][1]["value"].get<double>();
+    CHECK(channels == std::round(channels));
+    CHECK((merge == 0 || merge == 1));
+    CHECK(j["rms_after_pct"].get<double>() <= j["rms_before_pct"].get<double>());
+    CHECK(j["method"].get<std::string>().find("Halton") != std::string::npos);
 }
 
 TEST_CASE("fit: bad parameter names and bounds exit 2") {

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 
+#include "configfile/number_text.h"
 #include "sim/commands/command.h"
 #include "sim/commands/number_option.h"
 #include "sim/output/output_file.h"
@@ -58,11 +59,17 @@ void run_fit(const FitCommandOptions& o) {
     j["hardware_file"] = hw_file;
     j["evaluations"] = r.evaluations;
     j["stop_reason"] = r.stop_reason;
+    j["method"] = r.method;
+    j["interval_tolerance_pct"] = r.interval_tolerance_pct;
     json ps = json::array();
     for (size_t i = 0; i < r.params.size(); ++i) {
         const auto& p = r.params[i];
-        ps.push_back({{"name", p.name}, {"low", p.lo}, {"high", p.hi}, {"bounds_from", p.bounds_from},
+        const char* kind = p.kind == FitParam::Kind::boolean ? "boolean" : p.kind == FitParam::Kind::integer ? "integer" : "real";
+        ps.push_back({{"name", p.name}, {"kind", kind}, {"low", p.lo}, {"high", p.hi}, {"bounds_from", p.bounds_from},
                       {"start", p.start}, {"value", p.value},
+                      {"at_bound", p.at_bound.empty() ? json(nullptr) : json(p.at_bound)},
+                      {"pull", p.pull.empty() ? json(nullptr) : json(p.pull)},
+                      {"interval", {p.interval_lo, p.interval_hi}},
                       {"identifiable", r.identifiability[i]["identifiable"]}, {"why", r.identifiability[i]["why"]},
                       {"sensitivity_pct", r.identifiability[i]["sensitivity_pct"]}});
     }
@@ -82,14 +89,24 @@ void run_fit(const FitCommandOptions& o) {
     std::cout << "fit " << o.measured << ": " << set.points.size() << " points, " << r.params.size()
               << " parameters, " << r.evaluations << " evaluations (" << r.stop_reason << ")\n";
     std::cout << std::left << std::setw(28) << "parameter" << std::setw(24) << "range" << std::right << std::setw(12)
-              << "start" << std::setw(12) << "fitted" << "  identifiable\n";
+              << "start" << std::setw(12) << "fitted" << "  " << std::left << std::setw(26)
+              << ("interval (+" + short_number(r.interval_tolerance_pct) + " pt)") << "identifiable\n";
     for (const auto& p : j["params"]) {
         std::ostringstream range;
         range << "[" << p["low"].get<double>() << ", " << p["high"].get<double>() << "]";
+        std::ostringstream interval;
+        interval.precision(6);
+        interval << "[" << p["interval"][0].get<double>() << ", " << p["interval"][1].get<double>() << "]";
         std::cout << std::left << std::setw(28) << p["name"].get<std::string>() << std::setw(24) << range.str()
                   << std::right << std::setw(12) << p["start"].get<double>() << std::setw(12) << std::setprecision(6)
-                  << p["value"].get<double>() << "  "
+                  << p["value"].get<double>() << "  " << std::left << std::setw(26) << interval.str()
                   << (p["identifiable"].get<bool>() ? std::string("yes") : "NO: " + p["why"].get<std::string>()) << "\n";
+        if (p["at_bound"].is_string())
+            std::cout << "  on its " << p["at_bound"].get<std::string>() << " bound"
+                      << (p["pull"].is_string() ? "; the data pull " + p["pull"].get<std::string>() +
+                                                      ": widen it with --params " + p["name"].get<std::string>() + "=LO:HI"
+                                                : std::string())
+                      << "\n";
     }
     std::cout << "\n" << std::left << std::setw(34) << "point" << std::right << std::setw(14) << "measured" << std::setw(14)
               << "before" << std::setw(9) << "error" << std::setw(14) << "after" << std::setw(9) << "error" << "\n";
@@ -110,8 +127,9 @@ void run_fit(const FitCommandOptions& o) {
 }  // namespace
 
 void add_fit_command(CLI::App& app) {
-    auto* cmd = app.add_subcommand("fit", "fit hardware parameters to measured runs within their allowed ranges "
-                                          "(NLopt BOBYQA) and write a hardware preset with provenance");
+    auto* cmd = app.add_subcommand("fit", "fit hardware parameters (real, integer or flags) to measured runs within their "
+                                          "ranges - a global Halton sample, then local searches - and write a hardware "
+                                          "preset with provenance");
     auto o = std::make_shared<FitCommandOptions>();
     cmd->add_option("measured", o->measured, "measured data (runs CSV, latency table or calibration YAML)")->required();
     cmd->add_option("--against", o->predict.against, "run config the points modify (default configs/default.yaml)");
@@ -122,7 +140,7 @@ void add_fit_command(CLI::App& app) {
     cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
     add_jobs_option(*cmd, "-j,--jobs", o->predict.jobs, "child processes run at once");
     add_int_option(*cmd, "--max-evals", o->fit.max_evals, 1, 100000,
-                   "objective evaluations at most (default 40 x parameters + 20)");
+                   "objective evaluations at most (default: 12 n + 8 global points, then 3 local searches of 20 n + 10, for n parameters)");
     cmd->callback([o]() {
         if (o->predict.against.empty()) o->predict.against = default_run_config();
         run_fit(*o);

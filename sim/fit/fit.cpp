@@ -5,12 +5,14 @@
 #include <ctime>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include <nlopt.h>
 #include <yaml-cpp/yaml.h>
 
 #include "configfile/input_file.h"
+#include "configfile/yaml_file.h"
 #include "configfile/number_text.h"
 #include "models/hw_params.h"
 #include "configfile/closest_names.h"
@@ -40,49 +42,153 @@ Errors errors_of(const MeasuredSet& set, const std::vector<double>& pred) {
     return e;
 }
 
-struct Problem {
-    const MeasuredSet* set;
-    const std::vector<FitParam>* params;
-    const PointModel* model;
-    int evals = 0;
-    std::string failure;
-};
+// ---- the objective, cached ------------------------------------------------------------------
 
-std::vector<double> denormalise(const std::vector<FitParam>& ps, const double* x) {
-    std::vector<double> v(ps.size());
+// A parameter vector as the model takes it: inside the bounds, integers whole, flags 0 or 1.
+std::vector<double> snapped(const std::vector<FitParam>& ps, std::vector<double> v) {
     for (size_t i = 0; i < ps.size(); ++i) {
-        v[i] = ps[i].lo + x[i] * (ps[i].hi - ps[i].lo);
-        if (ps[i].integer) v[i] = std::round(v[i]);  // the table refuses a fractional count
+        v[i] = std::clamp(v[i], ps[i].lo, ps[i].hi);
+        if (ps[i].kind != FitParam::Kind::real) v[i] = std::round(v[i]);
     }
     return v;
 }
 
-double objective(unsigned n, const double* x, double* grad, void* data) {
-    (void)n;
-    (void)grad;  // derivative-free
-    auto* p = static_cast<Problem*>(data);
-    ++p->evals;
-    try {
-        const auto pred = (*p->model)(denormalise(*p->params, x));
-        const Errors e = errors_of(*p->set, pred);
-        return e.rms * e.rms;
-    } catch (const std::exception& ex) {
-        p->failure = ex.what();
-        return std::numeric_limits<double>::max();
+// The RMS relative error (percent) of the predictions at a parameter vector. Every distinct
+// (snapped) vector is evaluated once: integer and flag dimensions revisit the same points often.
+class Objective {
+public:
+    Objective(const MeasuredSet& set, const std::vector<FitParam>& ps, const PointModel& model, int budget)
+        : set_(set), ps_(ps), model_(model), budget_(budget) {}
+
+    double operator()(const std::vector<double>& raw) {
+        const auto v = snapped(ps_, raw);
+        const auto it = cache_.find(v);
+        if (it != cache_.end()) return it->second;
+        if (evals_ >= budget_) return std::numeric_limits<double>::infinity();
+        ++evals_;
+        double f = std::numeric_limits<double>::infinity();
+        try {
+            f = errors_of(set_, model_(v)).rms;
+        } catch (const std::exception& ex) {
+            failure_ = ex.what();
+        }
+        cache_.emplace(v, f);
+        if (f < best_f_) best_f_ = f, best_ = v;
+        return f;
     }
+    int evals() const { return evals_; }
+    bool spent() const { return evals_ >= budget_; }
+    const std::string& failure() const { return failure_; }
+    double best_f() const { return best_f_; }
+    const std::vector<double>& best() const { return best_; }
+
+private:
+    const MeasuredSet& set_;
+    const std::vector<FitParam>& ps_;
+    const PointModel& model_;
+    int budget_;
+    int evals_ = 0;
+    std::string failure_;
+    std::map<std::vector<double>, double> cache_;
+    double best_f_ = std::numeric_limits<double>::infinity();
+    std::vector<double> best_;
+};
+
+// ---- the global stage: a Halton sample of the box ----------------------------------------------
+
+// The i-th element (i >= 1) of the van der Corput sequence in `base`: Halton's per dimension.
+double radical_inverse(unsigned i, unsigned base) {
+    double f = 1, r = 0;
+    for (; i > 0; i /= base) {
+        f /= base;
+        r += f * (i % base);
+    }
+    return r;
 }
 
-const char* nlopt_reason(nlopt_result r) {
-    switch (r) {
-    case NLOPT_SUCCESS: return "converged";
-    case NLOPT_STOPVAL_REACHED: return "objective reached the stop value";
-    case NLOPT_FTOL_REACHED: return "objective tolerance reached";
-    case NLOPT_XTOL_REACHED: return "parameter tolerance reached";
-    case NLOPT_MAXEVAL_REACHED: return "evaluation budget spent";
-    case NLOPT_MAXTIME_REACHED: return "time budget spent";
-    case NLOPT_ROUNDOFF_LIMITED: return "limited by round-off";
-    default: return "optimizer failed";
+constexpr unsigned kPrimes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53};
+
+// ---- the local stage: BOBYQA over the real dimensions, coordinate steps over the discrete ones --
+
+struct LocalProblem {
+    Objective* f;
+    const std::vector<FitParam>* ps;
+    std::vector<size_t> real_dims;
+    std::vector<double> at;  // the full vector; real_dims are overwritten from x
+};
+
+double local_objective(unsigned n, const double* x, double* grad, void* data) {
+    (void)grad;  // derivative-free
+    auto* p = static_cast<LocalProblem*>(data);
+    std::vector<double> v = p->at;
+    for (unsigned k = 0; k < n; ++k) {
+        const FitParam& q = (*p->ps)[p->real_dims[k]];
+        v[p->real_dims[k]] = q.lo + x[k] * (q.hi - q.lo);
     }
+    const double e = (*p->f)(v);
+    return std::isfinite(e) ? e * e : std::numeric_limits<double>::max();
+}
+
+// Refines from `v`: the real dimensions by BOBYQA (one at a time: Sbplx) with the discrete ones
+// held, then each discrete dimension one step either way (a flag flipped) while that helps;
+// repeated until a round improves nothing. Returns the best vector found.
+std::vector<double> refine(Objective& f, const std::vector<FitParam>& ps, std::vector<double> v, int evals_per_round,
+                           double xtol_rel) {
+    std::vector<size_t> real_dims, discrete;
+    for (size_t i = 0; i < ps.size(); ++i) (ps[i].kind == FitParam::Kind::real ? real_dims : discrete).push_back(i);
+    double fv = f(v);
+    for (int round = 0; round < 8 && !f.spent(); ++round) {
+        const double before = fv;
+        if (!real_dims.empty()) {
+            const unsigned n = unsigned(real_dims.size());
+            LocalProblem lp{&f, &ps, real_dims, v};
+            nlopt_opt opt = nlopt_create(n >= 2 ? NLOPT_LN_BOBYQA : NLOPT_LN_SBPLX, n);
+            std::vector<double> lo(n, 0.0), hi(n, 1.0), x(n), step(n, 0.05);
+            for (unsigned k = 0; k < n; ++k) {
+                const FitParam& q = ps[real_dims[k]];
+                x[k] = std::clamp((v[real_dims[k]] - q.lo) / (q.hi - q.lo), 0.0, 1.0);
+            }
+            nlopt_set_lower_bounds(opt, lo.data());
+            nlopt_set_upper_bounds(opt, hi.data());
+            nlopt_set_min_objective(opt, local_objective, &lp);
+            nlopt_set_xtol_rel(opt, xtol_rel);
+            nlopt_set_maxeval(opt, evals_per_round);
+            nlopt_set_initial_step(opt, step.data());
+            double fmin = 0;
+            nlopt_optimize(opt, x.data(), &fmin);
+            nlopt_destroy(opt);
+            // The optimizer's own best is in f's record (every evaluation goes through it).
+            v = f.best();
+            fv = f.best_f();
+        }
+        for (size_t i : discrete) {
+            for (double d : {-1.0, 1.0}) {
+                std::vector<double> w = v;
+                w[i] = ps[i].kind == FitParam::Kind::boolean ? 1 - v[i] : v[i] + d;
+                if (w[i] < ps[i].lo || w[i] > ps[i].hi) continue;
+                const double fw = f(w);
+                if (fw < fv) v = w, fv = fw;
+            }
+        }
+        if (!(fv < before)) break;
+    }
+    return v;
+}
+
+const char* stop_text(const Objective& f) { return f.spent() ? "evaluation budget spent" : "converged"; }
+
+// ---- after the search: bounds, intervals -------------------------------------------------------
+
+// The values of parameter i tried across its range for its interval: every value of a small
+// integer range, else 17 evenly spaced ones.
+std::vector<double> scan_values(const FitParam& p) {
+    std::vector<double> out;
+    if (p.kind != FitParam::Kind::real && p.hi - p.lo <= 32) {
+        for (double x = p.lo; x <= p.hi; ++x) out.push_back(x);
+        return out;
+    }
+    for (int k = 0; k <= 16; ++k) out.push_back(p.lo + (p.hi - p.lo) * k / 16.0);
+    return out;
 }
 
 }  // namespace
@@ -91,49 +197,138 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
                          const FitOptions& o) {
     const unsigned n = unsigned(params.size());
     if (n == 0) throw ConfigError("--params: name at least one hardware parameter to fit");
+    if (n > std::size(kPrimes)) throw ConfigError("--params: at most " + std::to_string(std::size(kPrimes)) + " parameters at once");
     FitResult res;
     std::vector<double> start(n);
     for (unsigned i = 0; i < n; ++i) start[i] = params[i].start;
-    const auto before = model(start);
+    const auto before = model(snapped(params, start));
     const Errors eb = errors_of(set, before);
     res.mape_before = eb.mape;
     res.rms_before = eb.rms;
 
-    Problem prob{&set, &params, &model, 0, ""};
-    nlopt_opt opt = nlopt_create(n >= 2 ? NLOPT_LN_BOBYQA : NLOPT_LN_SBPLX, n);
-    std::vector<double> lo(n, 0.0), hi(n, 1.0), x(n);
-    for (unsigned i = 0; i < n; ++i)
-        x[i] = std::clamp((params[i].start - params[i].lo) / (params[i].hi - params[i].lo), 0.0, 1.0);
-    nlopt_set_lower_bounds(opt, lo.data());
-    nlopt_set_upper_bounds(opt, hi.data());
-    nlopt_set_min_objective(opt, objective, &prob);
-    nlopt_set_xtol_rel(opt, o.xtol_rel);
-    nlopt_set_maxeval(opt, o.max_evals > 0 ? o.max_evals : int(40 * n + 20));
-    std::vector<double> step(n, 0.1);
-    nlopt_set_initial_step(opt, step.data());
-    double fmin = 0;
-    const nlopt_result rc = nlopt_optimize(opt, x.data(), &fmin);
-    nlopt_destroy(opt);
-    if (!prob.failure.empty() && fmin == std::numeric_limits<double>::max())
-        throw std::runtime_error("every evaluation failed: " + prob.failure);
-    res.stop_reason = nlopt_reason(rc);
-    res.evaluations = prob.evals;
-    const auto best = denormalise(params, x.data());
+    // The budget: a global sample of 12 per parameter (plus 8), then up to three local
+    // refinements of 20 per parameter (plus 10) each.
+    const int global = 12 * int(n) + 8, local = 20 * int(n) + 10, starts = 3;
+    const int budget = o.max_evals > 0 ? o.max_evals : global + starts * local;
+    Objective f(set, params, model, budget);
+
+    // Global: the start and a Halton sample of the whole box (low discrepancy: no region of the
+    // ranges is left unvisited, as a local search from one start leaves them).
+    struct Sample {
+        double f;
+        std::vector<double> v;
+    };
+    std::vector<Sample> samples{{f(start), snapped(params, start)}};
+    for (int k = 1; k <= std::min(global, budget / 2) && !f.spent(); ++k) {
+        std::vector<double> v(n);
+        for (unsigned i = 0; i < n; ++i) v[i] = params[i].lo + radical_inverse(unsigned(k), kPrimes[i]) * (params[i].hi - params[i].lo);
+        v = snapped(params, v);
+        samples.push_back({f(v), v});
+    }
+    std::stable_sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.f < b.f; });
+    // Local: from the best samples that are apart from each other (a tenth of a range in some
+    // parameter), so the refinements explore different basins.
+    std::vector<std::vector<double>> picked;
+    for (const auto& s : samples) {
+        if (picked.size() >= size_t(starts) || !std::isfinite(s.f)) break;
+        bool apart = true;
+        for (const auto& p : picked) {
+            double far = 0;
+            for (unsigned i = 0; i < n; ++i) far = std::max(far, std::fabs(s.v[i] - p[i]) / (params[i].hi - params[i].lo));
+            apart = apart && far > 0.1;
+        }
+        if (apart) picked.push_back(s.v);
+    }
+    for (const auto& p : picked) {
+        if (f.spent()) break;
+        refine(f, params, p, local, o.xtol_rel);
+    }
+    if (!std::isfinite(f.best_f())) throw std::runtime_error("every evaluation failed: " + f.failure());
+    res.stop_reason = stop_text(f);
+    res.method = "global: the start and " + std::to_string(samples.size() - 1) +
+                 " Halton points over the ranges; local: BOBYQA (Sbplx for one real parameter) over real "
+                 "parameters and unit steps over integers and flags, from the " + std::to_string(picked.size()) +
+                 " best points a tenth of a range apart";
+    const std::vector<double> best = f.best();
+    const double fbest = f.best_f();
     for (unsigned i = 0; i < n; ++i) params[i].value = best[i];
+
+    // A value on its bound is said so, with the side the data pull to: the objective a little
+    // inside the bound is worse than on it (the best fit may lie past the range).
+    for (unsigned i = 0; i < n; ++i) {
+        FitParam& p = params[i];
+        const double span = p.hi - p.lo, eps = p.kind == FitParam::Kind::real ? 1e-3 * span : 0;
+        const bool low = best[i] <= p.lo + eps, high = best[i] >= p.hi - eps;
+        if (!low && !high) continue;
+        p.at_bound = low ? "low" : "high";
+        std::vector<double> inside = best;
+        inside[i] = low ? p.lo + std::max(0.02 * span, p.kind == FitParam::Kind::real ? 0.0 : 1.0)
+                        : p.hi - std::max(0.02 * span, p.kind == FitParam::Kind::real ? 0.0 : 1.0);
+        if (p.kind == FitParam::Kind::boolean) continue;  // a flag's two values are its range
+        const double fin = f(inside);
+        if (std::isfinite(fin) && fin > fbest) p.pull = low ? "below the range" : "above the range";
+    }
+
+    // Each value's interval: the values of that parameter (the others held at the fit) whose
+    // RMS error stays within the tolerance of the minimum, contiguous around the fitted value,
+    // each edge then narrowed by bisection.
+    res.interval_tolerance_pct = o.interval_tolerance_pct;
+    const double limit = fbest + o.interval_tolerance_pct;
+    Objective scan(set, params, model, std::numeric_limits<int>::max());
+    for (unsigned i = 0; i < n; ++i) {
+        FitParam& p = params[i];
+        auto at = [&](double x) {
+            std::vector<double> v = best;
+            v[i] = x;
+            return scan(v);
+        };
+        std::vector<double> xs = scan_values(p);
+        xs.push_back(best[i]);
+        std::sort(xs.begin(), xs.end());
+        xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+        const size_t c = size_t(std::find(xs.begin(), xs.end(), best[i]) - xs.begin());
+        size_t l = c, h = c;
+        while (l > 0 && at(xs[l - 1]) <= limit) --l;
+        while (h + 1 < xs.size() && at(xs[h + 1]) <= limit) ++h;
+        double lo_in = xs[l], hi_in = xs[h];
+        if (p.kind == FitParam::Kind::real) {
+            // Bisection to a ten-thousandth of the range (at most 20 halvings of a sixteenth).
+            const double resolution = 1e-4 * (p.hi - p.lo);
+            if (l > 0)
+                for (double out = xs[l - 1]; lo_in - out > resolution;) {
+                    const double mid = 0.5 * (out + lo_in);
+                    (at(mid) <= limit ? lo_in : out) = mid;
+                }
+            if (h + 1 < xs.size())
+                for (double out = xs[h + 1]; out - hi_in > resolution;) {
+                    const double mid = 0.5 * (out + hi_in);
+                    (at(mid) <= limit ? hi_in : out) = mid;
+                }
+        }
+        p.interval_lo = lo_in;
+        p.interval_hi = hi_in;
+    }
+    res.evaluations = f.evals() + scan.evals();
     const auto after = model(best);
     const Errors ea = errors_of(set, after);
     res.mape_after = ea.mape;
     res.rms_after = ea.rms;
 
     // Identifiability: each parameter's effect on the points' relative errors, a step of 5% of its
-    // range away from the optimum (inward at a bound). A column of zeros cannot be fitted; a
-    // column the others already span cannot be separated from them.
+    // range away from the optimum (inward at a bound; one unit for an integer, the other value for a
+    // flag). A column of zeros cannot be fitted; a column the others already span cannot be
+    // separated from them.
     std::vector<std::vector<double>> cols;
     res.identifiability = json::array();
     for (unsigned i = 0; i < n; ++i) {
         auto v = best;
-        const double h = 0.05 * (params[i].hi - params[i].lo);
-        v[i] = best[i] + h <= params[i].hi ? best[i] + h : best[i] - h;
+        if (params[i].kind == FitParam::Kind::boolean) {
+            v[i] = 1 - best[i];
+        } else {
+            double h = 0.05 * (params[i].hi - params[i].lo);
+            if (params[i].kind == FitParam::Kind::integer) h = std::max(1.0, std::round(h));
+            v[i] = best[i] + h <= params[i].hi ? best[i] + h : best[i] - h;
+        }
         const auto moved = model(v);
         std::vector<double> c(set.points.size());
         double norm = 0;
@@ -158,7 +353,7 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
         if (norm < 1e-6) {
             id["identifiable"] = false;
             id["why"] = "no measured point changes with it";
-            params[i].value = params[i].start;  // the optimizer's wander is no fit: keep the preset's value
+            params[i].value = params[i].start;  // the search's wander is no fit: keep the preset's value
         } else if (rn < 1e-3 * norm) {
             id["identifiable"] = false;
             id["why"] = "it moves the points only as the parameters before it in --params do";
@@ -184,7 +379,9 @@ PointModel bnsim_point_model(const MeasuredSet& set, const PredictOptions& po, c
         for (size_t i = 0; i < params.size(); ++i) {
             std::ostringstream v;
             v.precision(17);
-            v << values[i];
+            if (params[i].kind == FitParam::Kind::boolean) v << (values[i] != 0 ? "true" : "false");
+            else if (params[i].kind == FitParam::Kind::integer) v << std::llround(values[i]);
+            else v << values[i];
             extra.emplace_back("hardware." + params[i].name, v.str());
         }
         const auto pred = predict(set, po, extra);
@@ -231,12 +428,9 @@ std::vector<FitParam> parse_fit_params(const std::vector<std::string>& specs, co
                 for (const auto& c : closest_names(p.name, hw_params().names(), 3)) hint += (hint.empty() ? "; did you mean " : " or ") + c;
                 throw ConfigError("--params " + p.name + ": unknown hardware parameter (bnsim params lists them)" + hint);
             }
-            if (hp->kind == ParamKind::boolean)
-                throw ConfigError("--params " + p.name + ": a flag (true or false) cannot be fitted");
-            // The optimizer moves continuously; an integer parameter would be set to 18.8.
-            if (hp->kind == ParamKind::integer)
-                throw ConfigError("--params " + p.name + ": an integer parameter cannot be fitted (bnsim fit searches "
-                                  "real values); compare a few values with bnsim sweep over hardware." + p.name);
+            p.kind = hp->kind == ParamKind::boolean   ? FitParam::Kind::boolean
+                     : hp->kind == ParamKind::integer ? FitParam::Kind::integer
+                                                      : FitParam::Kind::real;
             for (const auto& q : out)
                 if (q.name == p.name) throw ConfigError("--params " + p.name + ": named twice");
             p.start = hp->get(hw);
@@ -266,7 +460,6 @@ std::vector<FitParam> parse_fit_params(const std::vector<std::string>& specs, co
                 p.bounds_from = "allowed range";
             }
             if (!(p.lo < p.hi)) throw ConfigError("--params " + spec + ": the lower bound must be below the upper bound");
-            p.integer = hp->kind == ParamKind::integer;
             p.value = p.start;
             out.push_back(p);
         }
@@ -276,7 +469,7 @@ std::vector<FitParam> parse_fit_params(const std::vector<std::string>& specs, co
 }
 
 void write_fitted_hw(const std::string& hw_file, const OutputFile& out, const FitResult& r, const std::string& data_file) {
-    YAML::Node root = YAML::LoadFile(hw_file);
+    YAML::Node root = load_yaml_file(hw_file, "a YAML hardware preset");
     const std::time_t now = std::time(nullptr);
     char date[32];
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
@@ -313,7 +506,9 @@ void write_fitted_hw(const std::string& hw_file, const OutputFile& out, const Fi
             return e;
         };
         YAML::Node v;
-        v["value"] = p.value;
+        if (p.kind == FitParam::Kind::boolean) v["value"] = p.value != 0;
+        else if (p.kind == FitParam::Kind::integer) v["value"] = std::llround(p.value);
+        else v["value"] = p.value;
         v["estimate"] = true;
         v["note"] = note.str();
         v["uncertainty"]["low"] = range_end("low", p.lo, true);

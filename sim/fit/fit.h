@@ -1,8 +1,14 @@
 #pragma once
-// Fits named hardware parameters to measured points: a bound-constrained derivative-free search
-// (NLopt's BOBYQA) over the parameters' allowed ranges, minimising the mean squared relative
-// error of the predictions; every evaluation predicts all points, each in its own child process.
-// Afterwards each parameter's effect on the points is probed to say which ones the data cannot
+// Fits named hardware parameters to measured points, minimising the RMS relative error of the
+// predictions over the parameters' ranges. A discrete-event simulator's response is jagged, so
+// the search is global, then local: a Halton sample of the whole box (and the start), then from
+// the best few points apart from each other a local search - NLopt's BOBYQA (Sbplx for one)
+// over the real parameters, unit steps over integers, the other value for flags - until nothing
+// improves. Every evaluation predicts all points (each in its own child process), and each
+// distinct parameter vector is evaluated once.
+// Afterwards: a value on its bound says so, with the side the data pull to; each value gets an
+// interval (the values over which the RMS error stays within a stated tolerance of its minimum,
+// the others held); and each parameter's effect on the points says which ones the data cannot
 // identify (no point moves with it, or it moves the points only as the others do).
 #include <functional>
 #include <string>
@@ -24,12 +30,17 @@ struct FitParam {
     double start = 0;  // the config's current value
     double value = 0;  // fitted
     std::string bounds_from;  // "--params", "uncertainty range" (an estimate's) or "allowed range"
-    bool integer = false;     // an integer parameter: evaluated at whole values
+    enum class Kind { real, integer, boolean };
+    Kind kind = Kind::real;   // integers are searched at whole values, flags as 0 and 1
+    std::string at_bound;     // "", "low" or "high": the fitted value is on that bound
+    std::string pull;         // at a bound: "below the range" / "above the range" if the data pull past it
+    double interval_lo = 0, interval_hi = 0;  // values within the tolerance of the minimum
 };
 
 struct FitOptions {
-    int max_evals = 0;     // 0: 40 x parameters + 20
+    int max_evals = 0;     // 0: 12 n + 8 global points, then 3 local searches of 20 n + 10 (n parameters)
     double xtol_rel = 1e-4;
+    double interval_tolerance_pct = 0.25;  // an interval: RMS error within this many points of the minimum
 };
 
 struct FitResult {
@@ -38,6 +49,8 @@ struct FitResult {
     double rms_before = 0, rms_after = 0;     // root mean squared relative error, percent
     int evaluations = 0;
     std::string stop_reason;
+    std::string method;                       // the search, in words
+    double interval_tolerance_pct = 0;
     nlohmann::ordered_json identifiability;   // per parameter: {name, identifiable, why, sensitivity}
     nlohmann::ordered_json points;            // per point: measured, before, after
 };
