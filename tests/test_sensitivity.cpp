@@ -3,6 +3,7 @@
 // parameters read from the parameter table and cost rows, and bad input.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -114,6 +115,37 @@ TEST_CASE("sensitivity: the seed shape's DVE cost row range makes phase 2 DVE-bo
         CHECK(p["max_change_pct"].get<double>() <= last);
         last = p["max_change_pct"].get<double>();
     }
+    // Samples across each range, not just its ends: at least 5 for a real or integer parameter
+    // (2 for a flag), in order, the ends being the low/high runs; the largest move is the largest
+    // of them, and where it is; the cost row's latency rises in equal steps (it prices linearly).
+    const double L = j["base"]["latency_ns"].get<double>();
+    for (const auto& p : j["params"]) {
+        INFO(p["name"]);
+        const json& sm = p["samples"];
+        const bool flag = p["name"] == "dma.merge_contiguous_rows";
+        CHECK(sm.size() >= (flag ? 2u : 5u));
+        CHECK(sm.front()["value"] == p["low"]);
+        CHECK(sm.back()["value"] == p["high"]);
+        CHECK(sm.front()["latency_ns"] == p["latency_low_ns"]);
+        CHECK(sm.back()["latency_ns"] == p["latency_high_ns"]);
+        double m = 0, at = 0;
+        for (size_t k = 0; k < sm.size(); ++k) {
+            if (k) CHECK(sm[k]["value"].get<double>() > sm[k - 1]["value"].get<double>());
+            const double c = std::fabs(sm[k]["latency_ns"].get<double>() - L) / L * 100;
+            if (c > m + 0.005) m = c, at = sm[k]["value"].get<double>();
+        }
+        CHECK(p["max_change_pct"].get<double>() == Approx(m).margin(0.01));
+        if (m > 0.1) {  // (below, rounding to 0.01% makes near-ties)
+            CHECK(p["max_change_at"].get<double>() == at);
+            CHECK(p["max_change_inside"] == (at != p["low"].get<double>() && at != p["high"].get<double>()));
+        }
+    }
+    const json& row = (*stt)["samples"];
+    REQUIRE(row.size() == 5);
+    const double step = row[1]["latency_ns"].get<double>() - row[0]["latency_ns"].get<double>();
+    CHECK(step > 0);
+    for (size_t k = 2; k < row.size(); ++k)
+        CHECK(row[k]["latency_ns"].get<double>() - row[k - 1]["latency_ns"].get<double>() == Approx(step).epsilon(0.02));
 }
 
 TEST_CASE("run --uncertainty: the band spans the declared range ends and names each end's driver") {

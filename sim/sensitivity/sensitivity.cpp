@@ -160,14 +160,38 @@ json sensitivity(const SensitivityOptions& o) {
         return hw;
     };
 
-    // The config's own latency and binding units in each scenario: a full simulation, each in
-    // its own child process.
-    std::vector<nlohmann::json> full(sc.size());
-    std::vector<std::string> full_error(sc.size());
+    // Inside each range too: a discrete-event simulator's response is jagged, so the latency can
+    // move more between the ends than at them. Points at a quarter, a half and three quarters of
+    // each range (integers rounded; a flag has only its two ends), by full simulation.
+    struct Interior {
+        size_t param;
+        double value;
+    };
+    std::vector<Interior> interior;
+    for (size_t i = 0; i < params.size(); ++i) {
+        const auto& p = params[i];
+        if (p.kind == ParamKind::boolean) continue;
+        std::vector<double> seen{p.lo, p.hi};
+        for (double q : {0.25, 0.5, 0.75}) {
+            double v = p.lo + q * (p.hi - p.lo);
+            if (p.kind == ParamKind::integer) v = std::round(v);
+            if (std::find(seen.begin(), seen.end(), v) != seen.end()) continue;
+            seen.push_back(v);
+            interior.push_back({i, v});
+        }
+    }
+    // The config's own latency and binding units in each scenario, and at each interior point: a
+    // full simulation, each in its own child process.
+    const size_t n_runs = sc.size() + interior.size();
+    std::vector<nlohmann::json> full(n_runs);
+    std::vector<std::string> full_error(n_runs);
     // Run meanwhile, beside the ranking below (which uses this process: one core).
-    std::thread sims([&] { parallel_for(sc.size(), o.jobs, [&](size_t si) {
+    std::thread sims([&] { parallel_for(n_runs, o.jobs, [&](size_t si) {
         Overrides ov = base_sets;
-        if (sc[si].param >= 0) {
+        if (si >= sc.size()) {
+            const Interior& in = interior[si - sc.size()];
+            ov.push_back(uncertain_override(params[in.param], in.value));
+        } else if (sc[si].param >= 0) {
             const auto& p = params[size_t(sc[si].param)];
             ov.push_back(uncertain_override(p, sc[si].high ? p.hi : p.lo));
         }
@@ -271,13 +295,14 @@ json sensitivity(const SensitivityOptions& o) {
     rep["config"] = o.config;
     rep["hardware_file"] = cfg.hw_file;
     rep["method"] = "latency and binding units: full simulation (bnsim run) of the config with one parameter at "
-                    "each end of its range; ranking of the grid: the list scheduler's estimate (bnsim run "
-                    "--estimate) of every grid config in each of those hardware cases";
+                    "each end of its range and at a quarter, a half and three quarters of it (samples); ranking of "
+                    "the grid: the list scheduler's estimate (bnsim run --estimate) of every grid config with the "
+                    "parameter at each end";
     json gj = json::array();
     for (const auto& a : axes) gj.push_back({{"key", a.key}, {"values", a.values}});
     rep["grid"] = gj;
     rep["grid_points"] = grid.size();
-    rep["simulations"] = sc.size();
+    rep["simulations"] = n_runs;
     rep["estimates"] = sc.size() * (grid.size() + 1);
     rep["threshold_pct"] = o.threshold_pct;
     rep["tie_pct"] = o.tie_pct;
@@ -315,10 +340,39 @@ json sensitivity(const SensitivityOptions& o) {
         p["saves_high_ns"] = hi["saves_ns"];
         for (const auto* end : {&lo, &hi})
             if (end->contains("error")) p[end == &lo ? "error_low" : "error_high"] = (*end)["error"];
+        // The samples across the range (ends and interior points, in order of value), and the
+        // largest move among them and where it happens.
+        json samples = json::array();
+        auto sample = [&](double v, const json& lat, const json& err) {
+            json s{{"value", v}, {"latency_ns", lat}, {"change_pct", nullptr}};
+            if (!lat.is_null()) s["change_pct"] = std::round((lat.get<double>() - L) / L * 10000) / 100;
+            if (!err.is_null()) s["error"] = err;
+            samples.push_back(s);
+        };
+        sample(params[i].lo, lo["latency_ns"], lo.contains("error") ? lo["error"] : json(nullptr));
+        for (size_t k = 0; k < interior.size(); ++k) {
+            if (interior[k].param != i) continue;
+            const size_t si = sc.size() + k;
+            json lat = nullptr, err = nullptr;
+            if (full_error[si].empty()) lat = round3(full[si].at("latency_ns").get<double>());
+            else err = full_error[si];
+            sample(interior[k].value, lat, err);
+        }
+        sample(params[i].hi, hi["latency_ns"], hi.contains("error") ? hi["error"] : json(nullptr));
+        std::stable_sort(samples.begin(), samples.end(),
+                         [](const json& a, const json& b) { return a["value"].get<double>() < b["value"].get<double>(); });
         double m = 0;
-        for (const char* k : {"change_low_pct", "change_high_pct"})
-            if (!p[k].is_null()) m = std::max(m, std::fabs(p[k].get<double>()));
+        json at = nullptr;
+        for (const auto& s : samples)
+            if (!s["change_pct"].is_null() && std::fabs(s["change_pct"].get<double>()) > m) {
+                m = std::fabs(s["change_pct"].get<double>());
+                at = s["value"];
+            }
+        p["samples"] = samples;
         p["max_change_pct"] = m;
+        p["max_change_at"] = at;
+        // Inside the range: the largest move is at neither end.
+        p["max_change_inside"] = !at.is_null() && at != json(params[i].lo) && at != json(params[i].hi);
         p["moves_latency"] = m > o.threshold_pct;
         // The decision moves when the config's own choice stops being (or becomes) the best, or
         // when an on/off axis changes sign (residency stops helping).
@@ -439,8 +493,9 @@ void print_sensitivity(const json& r, std::ostream& out) {
     std::string axes;
     for (const auto& a : r["grid"]) axes += (axes.empty() ? "" : " x ") + a["key"].get<std::string>();
     out << "sensitivity " << r["config"].get<std::string>() << ": " << r["params"].size()
-        << " uncertain parameters, each at both ends of its range\n"
-        << "  latency, binding: full simulation (" << r["simulations"].get<int>() << " runs)\n"
+        << " uncertain parameters, each at both ends of its range and inside it\n"
+        << "  latency, binding: full simulation (" << r["simulations"].get<int>()
+        << " runs: each end, and a quarter, a half and three quarters of each range)\n"
         << "  memory ranking:   list-scheduler estimate (as bnsim run --estimate) of the " << r["grid_points"].get<int>()
         << "-config grid " << axes << " in each case (" << r["estimates"].get<int>() << " estimates)\n";
     out << "base        " << us(b["latency_ns"]) << " us (" << b["binding"].get<std::string>() << "); kernel's choice "
@@ -468,6 +523,13 @@ void print_sensitivity(const json& r, std::ostream& out) {
             << pct(p["change_low_pct"]) << std::setw(10) << us(p["latency_high_ns"]) << std::setw(8) << pct(p["change_high_pct"])
             << "  " << std::setw(4) << yesno(p["choice_best_low"]) << " / " << std::left << std::setw(4)
             << yesno(p["choice_best_high"]) << "  " << saves << "\n";
+        if (p["max_change_inside"].get<bool>() && p["max_change_pct"].get<double>() >= 0.1) {
+            std::string across;
+            for (const auto& s : p["samples"])
+                across += (across.empty() ? "" : ", ") + short_number(s["value"].get<double>()) + ": " + pct(s["change_pct"]);
+            out << "      largest move inside the range: " << fixed_decimals(p["max_change_pct"].get<double>(), 2) << "% at "
+                << short_number(p["max_change_at"].get<double>()) << " (" << across << ")\n";
+        }
         if (p["binding_changes"].get<bool>())
             out << "      binding: low " << p["binding_low"].get<std::string>() << "; high " << p["binding_high"].get<std::string>() << "\n";
         if (p["moves_decision"].get<bool>())
@@ -482,6 +544,12 @@ void print_sensitivity(const json& r, std::ostream& out) {
         if (p["moves_latency"].get<bool>()) moving += (moving.empty() ? "" : ", ") + p["name"].get<std::string>();
     out << "  moves the latency by more than " << fixed_decimals(r["threshold_pct"].get<double>(), 1) << "%: "
         << (moving.empty() ? "none" : moving) << "\n";
+    std::string inside;
+    for (const auto& p : r["params"])
+        if (p["max_change_inside"].get<bool>() && p["max_change_pct"].get<double>() >= 0.1)
+            inside += (inside.empty() ? "" : ", ") + p["name"].get<std::string>() + " at " +
+                      short_number(p["max_change_at"].get<double>());
+    out << "  moves most inside its range (the ends understate it): " << (inside.empty() ? "none" : inside) << "\n";
     const std::string bind = ends_where(r, [&](const json& p, const std::string& e) { return p["binding_" + e] != b["binding"]; });
     out << "  binding (" << b["binding"].get<std::string>() << "): "
         << (bind.empty() ? "holds at every range end" : "changes at " + bind) << "\n";

@@ -44,7 +44,7 @@ std::vector<UncertainParam> uncertain_params(const HwConfig& hw, const std::vect
     std::vector<UncertainParam> out;
     for (const EstimatedParam& e : estimated_params(hw))
         out.push_back({e.param->name, e.param->unit, e.value, e.range.lo, e.range.hi, e.range.lo_reason,
-                       e.range.hi_reason, -1});
+                       e.range.hi_reason, -1, e.param->kind});
     for (size_t i = 0; i < hw.costs.size(); ++i) {
         const CostEntry& c = hw.costs[i];
         if (!c.estimate || !c.uncertainty || c.id.empty()) continue;
@@ -79,6 +79,7 @@ std::vector<UncertainParam> uncertain_params(const HwConfig& hw, const std::vect
                 throw ConfigError("--range " + excerpt(spec, 80) + ": expected " + hp->expected() + " for " + p.name +
                                   ", got " + short_number(v));
         p.unit = hp->unit;
+        p.kind = hp->kind;
         p.value = hp->get(hw);
         out.push_back(p);
     }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/hw_config.h"
+#include "models/hw_params.h"
 #include "sim/config/run_config.h"
 
 namespace bnsim {
@@ -21,6 +22,7 @@ struct UncertainParam {
     double lo = 0, hi = 0;
     std::string lo_why, hi_why;
     int cost_row = -1;  // index into HwConfig::costs for a cost row, else -1
+    ParamKind kind = ParamKind::real;  // interior samples of an integer are whole; a flag has none
 };
 
 // In table order, then cost rows in preset order. ConfigError for a malformed --range, an
