@@ -18,7 +18,7 @@ constexpr uint64_t kMiB = uint64_t(1) << 20;
 constexpr uint64_t kMaxConfigBytes = 1 * kMiB;     // run configs, presets, sweep files (KBs in practice)
 constexpr uint64_t kMaxMeasuredBytes = 16 * kMiB;  // measured-runs CSV, latency tables (~100k rows)
 constexpr uint64_t kMaxProfileBytes = 256 * kMiB;  // one profiler table or JSON capture
-constexpr uint64_t kMaxRecordsBytes = 1024 * kMiB; // a sweep folder's results.jsonl (100k points)
+constexpr uint64_t kMaxRecordsBytes = 1024 * kMiB; // a sweep folder's results.jsonl (20k points of ~10 KB, with room)
 
 // The file's whole text (BOM dropped). `what` names what the file should be ("a sweep file").
 std::string read_input_file(const std::string& path, const std::string& what, uint64_t max_bytes);

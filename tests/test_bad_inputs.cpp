@@ -834,7 +834,7 @@ BAD_INPUT("compare measured file /dev/zero is refused without reading it", [](co
 BAD_INPUT("sweep of three 1000-value axes is refused with its point count", [](const std::string& d) {
     const std::string s = apps_sweep_file(d, "  memory.f_tile: {from: 1, to: 1000}\n  memory.interleave: {from: 1, to: 1000}\n"
                                              "  shape.C: {from: 1, to: 1000}\n", "s.yaml", apps_default_config);
-    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml", "1e+09 points", "expected at most 100000"}, 10};
+    return Row{{"sweep", s, "--out", d + "/out"}, {d + "/s.yaml", "1e+09 points", "expected at most 20000"}, 10};
 })
 BAD_INPUT("sweep grid with a complex key", [](const std::string& d) {
     const std::string s = apps_sweep_file(d, "  ? [a, b]\n  : [1]\n");

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include <yaml-cpp/yaml.h>
 
@@ -229,15 +230,16 @@ SweepPlan expand_sweep(const SweepSpec& spec, const SweepKernel& kernel) {
     });
     plan.columns = ctx_cols;
     plan.columns.insert(plan.columns.end(), dec_cols.begin(), dec_cols.end());
+    // Column positions looked up once (a plan may hold 100,000 points of a dozen keys each).
+    std::map<std::string, size_t> column_at;
+    for (size_t i = 0; i < plan.columns.size(); ++i) column_at.emplace(plan.columns[i], i);
     auto in_column_order = [&](PointParams p) {
-        std::stable_sort(p.begin(), p.end(), [&](const auto& a, const auto& b) {
-            return std::find(plan.columns.begin(), plan.columns.end(), a.first) <
-                   std::find(plan.columns.begin(), plan.columns.end(), b.first);
-        });
+        std::stable_sort(p.begin(), p.end(),
+                         [&](const auto& a, const auto& b) { return column_at.at(a.first) < column_at.at(b.first); });
         return p;
     };
 
-    std::set<std::string> seen;
+    std::unordered_set<std::string> seen;
     auto add_point = [&](const PointParams& p, bool is_auto) {
         SweepPoint pt;
         pt.params = in_column_order(p);
