@@ -97,6 +97,9 @@ void add_run_command(CLI::App& app) {
             report["uncertainty"] =
                 latency_band(cfg, opts->config, parse_overrides(opts->sets), report["latency_ns"].get<double>(), 2, 300,
                              *estimate_only);
+        if (*uncertainty)
+            add_joint_band(report["uncertainty"], cfg, opts->config, parse_overrides(opts->sets),
+                           report["latency_ns"].get<double>(), 2);
         report["provenance"] = prov.json();
         if (opts->json) {
             std::cout << report.dump(2) << "\n";
