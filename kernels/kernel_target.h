@@ -20,6 +20,12 @@ struct KernelTarget {
     uint64_t sbuf_align = 16;
     int num_cores = 1;               // physical cores of the logical core (LNC)
     int dma_queues = 16;             // DMA queues per engine a kernel may assign its transfers to
+
+    // Equal targets plan the same trace: hardware that differs only in timing parameters reuses it.
+    bool operator==(const KernelTarget& o) const {
+        return partitions == o.partitions && sbuf_usable_bytes == o.sbuf_usable_bytes && sbuf_align == o.sbuf_align &&
+               num_cores == o.num_cores && dma_queues == o.dma_queues;
+    }
 };
 
 // A user-facing problem with the kernel's inputs or memory config (not a bug in bnsim).

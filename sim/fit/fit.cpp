@@ -16,6 +16,7 @@
 #include "configfile/number_text.h"
 #include "models/hw_params.h"
 #include "configfile/closest_names.h"
+#include "sim/halton.h"
 #include "sim/output/output_file.h"
 #include "configfile/config_error.h"
 
@@ -93,20 +94,6 @@ private:
     double best_f_ = std::numeric_limits<double>::infinity();
     std::vector<double> best_;
 };
-
-// ---- the global stage: a Halton sample of the box ----------------------------------------------
-
-// The i-th element (i >= 1) of the van der Corput sequence in `base`: Halton's per dimension.
-double radical_inverse(unsigned i, unsigned base) {
-    double f = 1, r = 0;
-    for (; i > 0; i /= base) {
-        f /= base;
-        r += f * (i % base);
-    }
-    return r;
-}
-
-constexpr unsigned kPrimes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53};
 
 // ---- the local stage: BOBYQA over the real dimensions, coordinate steps over the discrete ones --
 
@@ -197,7 +184,8 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
                          const FitOptions& o) {
     const unsigned n = unsigned(params.size());
     if (n == 0) throw ConfigError("--params: name at least one hardware parameter to fit");
-    if (n > std::size(kPrimes)) throw ConfigError("--params: at most " + std::to_string(std::size(kPrimes)) + " parameters at once");
+    constexpr unsigned kMaxParams = 16;
+    if (n > kMaxParams) throw ConfigError("--params: at most " + std::to_string(kMaxParams) + " parameters at once");
     FitResult res;
     std::vector<double> start(n);
     for (unsigned i = 0; i < n; ++i) start[i] = params[i].start;
@@ -219,9 +207,10 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
         std::vector<double> v;
     };
     std::vector<Sample> samples{{f(start), snapped(params, start)}};
+    const Halton halton(n, false);
     for (int k = 1; k <= std::min(global, budget / 2) && !f.spent(); ++k) {
         std::vector<double> v(n);
-        for (unsigned i = 0; i < n; ++i) v[i] = params[i].lo + radical_inverse(unsigned(k), kPrimes[i]) * (params[i].hi - params[i].lo);
+        for (unsigned i = 0; i < n; ++i) v[i] = params[i].lo + halton.at(unsigned(k), i) * (params[i].hi - params[i].lo);
         v = snapped(params, v);
         samples.push_back({f(v), v});
     }

@@ -4,13 +4,13 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <random>
 #include <iomanip>
 #include <sstream>
 
 #include "sim/compare/predict.h"
 #include "configfile/number_text.h"
 #include "sim/sensitivity/uncertain_params.h"
+#include "sim/halton.h"
 #include "sim/simulate.h"
 
 namespace bnsim {
@@ -63,22 +63,6 @@ json latency_band(const RunConfig& cfg, const std::string& config, const Overrid
 
 namespace {
 
-// The i-th element of the van der Corput sequence in `base` with its digits permuted by `perm`
-// (a scrambled Halton dimension). Unscrambled, a dimension whose base exceeds the sample count
-// just counts up, in step with every other such dimension, and their effects cannot be told
-// apart; a fixed random digit permutation per dimension (seeded: runs repeat) breaks the lockstep.
-double scrambled_radical_inverse(unsigned i, unsigned base, const std::vector<unsigned>& perm) {
-    double f = 1, r = 0;
-    for (; i > 0; i /= base) {
-        f /= base;
-        r += f * perm[i % base];
-    }
-    return r;
-}
-
-constexpr unsigned kHaltonPrimes[] = {2,  3,  5,  7,  11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53,
-                                      59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131};
-
 double percentile(std::vector<double> v, double q) {
     std::sort(v.begin(), v.end());
     const double pos = q * double(v.size() - 1);
@@ -92,7 +76,7 @@ void add_joint_band(json& b, const RunConfig& cfg, const std::string& config, co
                     int jobs, double timeout_s, int n_samples) {
     const auto params = uncertain_params(cfg.hw);
     b["model_error_pct"] = kModelErrorPct;
-    if (params.empty() || params.size() > std::size(kHaltonPrimes)) {
+    if (params.empty() || params.size() > Halton::kMaxDims) {
         for (const char* k : {"p5_ns", "p50_ns", "p95_ns", "min_ns", "max_ns"}) b[k] = latency_ns;
         b["widened_p5_ns"] = latency_ns * (1 - kModelErrorPct / 100);
         b["widened_p95_ns"] = latency_ns * (1 + kModelErrorPct / 100);
@@ -102,18 +86,12 @@ void add_joint_band(json& b, const RunConfig& cfg, const std::string& config, co
     }
     // The samples: scrambled Halton points of the ranges, integers rounded, flags 0 or 1.
     const size_t n = params.size();
-    std::vector<std::vector<unsigned>> perms(n);
-    for (size_t i = 0; i < n; ++i) {
-        perms[i].resize(kHaltonPrimes[i]);
-        std::iota(perms[i].begin(), perms[i].end(), 0u);
-        std::mt19937 rng(unsigned(2026 + i));
-        std::shuffle(perms[i].begin() + 1, perms[i].end(), rng);  // 0 stays 0: no digit, no offset
-    }
+    const Halton halton(n, true);
     std::vector<std::vector<double>> values(size_t(n_samples), std::vector<double>(n, 0.0));
     for (int k = 0; k < n_samples; ++k)
         for (size_t i = 0; i < n; ++i) {
             const auto& p = params[i];
-            double v = p.lo + scrambled_radical_inverse(unsigned(k + 1), kHaltonPrimes[i], perms[i]) * (p.hi - p.lo);
+            double v = p.lo + halton.at(unsigned(k + 1), i) * (p.hi - p.lo);
             if (p.kind != ParamKind::real) v = std::round(v);
             values[size_t(k)][i] = v;
         }
@@ -126,11 +104,8 @@ void add_joint_band(json& b, const RunConfig& cfg, const std::string& config, co
         RunConfig c = cfg;
         for (size_t i = 0; i < n; ++i) set_uncertain(c.hw, params[i], values[k][i]);
         try {
-            const bool same = c.hw.sbuf.partitions == cfg.hw.sbuf.partitions &&
-                              c.hw.sbuf.usable_bytes_per_partition == cfg.hw.sbuf.usable_bytes_per_partition &&
-                              c.hw.sbuf.min_align_bytes == cfg.hw.sbuf.min_align_bytes &&
-                              c.hw.dma.queues_per_engine == cfg.hw.dma.queues_per_engine;
-            est[k] = same ? estimate(c.hw, base_trace.trace).latency_ns : estimate(c.hw, c.generate().trace).latency_ns;
+            est[k] = c.target() == cfg.target() ? estimate(c.hw, base_trace.trace).latency_ns
+                                                : estimate(c.hw, c.generate().trace).latency_ns;
         } catch (const std::exception&) {
             // infeasible with these parameters (e.g. a smaller SBUF): left out of the band
         }
