@@ -29,6 +29,9 @@ void add_sensitivity_command(CLI::App& app);  // sensitivity_command.cpp (what a
 // Argument kinds and an example in every command's --help (help_text.cpp); after the commands.
 void add_teaching_help(CLI::App& app);
 
+// The name an option goes by in messages and tables: "-j,--jobs" -> "--jobs" (help_text.cpp).
+std::string long_option_name(const std::string& names);
+
 // configs/default.yaml from the working directory, else from the source tree.
 std::string default_run_config();
 

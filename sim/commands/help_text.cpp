@@ -39,13 +39,16 @@ const std::map<std::string, std::string>& examples() {
 
 }  // namespace
 
+std::string long_option_name(const std::string& names) {
+    const auto comma = names.rfind(',');
+    return comma == std::string::npos ? names : names.substr(comma + 1);
+}
+
 void add_teaching_help(CLI::App& app) {
     for (CLI::App* cmd : app.get_subcommands({})) {
         for (CLI::Option* opt : cmd->get_options()) {
-            std::string name = opt->get_name(false, true);  // "--out", or a positional's name
-            const auto comma = name.rfind(',');
-            if (comma != std::string::npos) name = name.substr(comma + 1);
-            const auto it = type_names().find(name);
+            // "--out", or a positional's name
+            const auto it = type_names().find(long_option_name(opt->get_name(false, true)));
             if (it != type_names().end()) opt->type_name(it->second);
         }
         if (cmd->get_name() == "fit")  // fit --out writes one preset file

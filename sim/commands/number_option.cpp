@@ -1,29 +1,17 @@
 #include "sim/commands/number_option.h"
 
-#include <cerrno>
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
 
 #include "configfile/number_text.h"
+#include "sim/commands/command.h"
 #include "sim/output/output_file.h"
 #include "sim/host_limits.h"
 
 namespace bnsim {
 
-namespace {
-
-std::string first_name(const std::string& names) {
-    // "-j,--jobs" -> "--jobs": the long form names the option in messages.
-    const auto comma = names.rfind(',');
-    return comma == std::string::npos ? names : names.substr(comma + 1);
-}
-
-}  // namespace
-
 CLI::Option* add_real_option(CLI::App& cmd, const std::string& names, double& target, const RealRange& range,
                              const std::string& help) {
-    const std::string name = first_name(names);
+    const std::string name = long_option_name(names);
     const std::string expected = std::string(range.what) + " in " + range_text(range.lo, range.hi, range.lo_open);
     auto* opt = cmd.add_option_function<std::string>(
         names,
@@ -46,7 +34,7 @@ CLI::Option* add_jobs_option(CLI::App& cmd, const std::string& names, int& targe
 
 CLI::Option* add_int_option(CLI::App& cmd, const std::string& names, int& target, int lo, int hi,
                             const std::string& help) {
-    const std::string name = first_name(names);
+    const std::string name = long_option_name(names);
     auto* opt = cmd.add_option_function<std::string>(
         names,
         [&target, lo, hi, name](const std::string& s) {

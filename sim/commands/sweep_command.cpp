@@ -11,7 +11,6 @@
 
 #include "sim/commands/command.h"
 #include "sim/commands/number_option.h"
-#include "sim/host_limits.h"
 #include "configfile/config_error.h"
 #include "sim/config/run_config.h"
 #include "sim/sweep/point_runner.h"
@@ -102,7 +101,7 @@ void add_sweep_command(CLI::App& app) {
         std::vector<const SweepPoint*> todo;
         for (const auto* p : mine)
             if (!dir.records().count(p->id)) todo.push_back(p);
-        const int jobs = o->jobs > 0 ? o->jobs : available_cores();
+        const int jobs = o->jobs;  // defaults to the machine's cores (add_jobs_option)
         const double timeout = o->timeout > 0 ? o->timeout : spec.timeout_s;
         const bool live = isatty(STDOUT_FILENO);
         std::cout << "sweep " << spec.file << ": " << plan.points.size() << " points"

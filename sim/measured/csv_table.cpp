@@ -115,8 +115,6 @@ CsvTable parse_csv(const std::string& text, const std::string& file) {
 std::string read_import_file(const std::string& path, const std::string& what, uint64_t max_bytes) {
     try {
         return read_input_file(path, what, max_bytes);
-    } catch (const ImportError&) {
-        throw;
     } catch (const ConfigError& e) {
         throw ImportError(e.what());
     }

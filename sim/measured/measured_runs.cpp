@@ -59,8 +59,12 @@ std::string percentile_of(const std::string& s, const std::string& suffix) {
     return n;
 }
 
-// A kernel latency past 1000 s is not a measurement (and its ns would overflow later sums).
-constexpr double kMaxLatencyUs = 1e9;
+// A latency in us, checked: past 1000 s it is not a measurement (and its ns would overflow
+// later sums). `shown` is the text the error quotes.
+double checked_latency_us(double us, const std::string& shown, const std::string& file, int line, const std::string& field) {
+    if (!(us > 0 && us <= 1e9)) import_fail(file, line, field, "expected a latency in (0, 1e9] us, got '" + excerpt(shown) + "'");
+    return us;
+}
 
 std::string read_text(const std::string& path) { return read_import_file(path, "a measured-runs file", kMaxMeasuredBytes); }
 
@@ -123,17 +127,9 @@ MeasuredSet read_runs_csv(const std::string& path) {
             const std::string v = trim(row[c]);
             const std::string pct = percentile_of(h, "_us");
             if (h == "latency_us") {
-                const double us = parse_number(v, path, line, h);
-                if (!(us > 0 && us <= kMaxLatencyUs))
-                    import_fail(path, line, h, "expected a latency in (0, 1e9] us, got '" + excerpt(v) + "'");
-                p.measured = us * 1e3;
+                p.measured = checked_latency_us(parse_number(v, path, line, h), v, path, line, h) * 1e3;
             } else if (!pct.empty()) {
-                if (!v.empty()) {
-                    const double us = parse_number(v, path, line, h);
-                    if (!(us > 0 && us <= kMaxLatencyUs))
-                        import_fail(path, line, h, "expected a latency in (0, 1e9] us, got '" + excerpt(v) + "'");
-                    p.percentiles_us["p" + pct] = us;
-                }
+                if (!v.empty()) p.percentiles_us["p" + pct] = checked_latency_us(parse_number(v, path, line, h), v, path, line, h);
             } else if (h == "id") {
                 p.id = v;
             } else if (h == "config") {
@@ -214,9 +210,8 @@ MeasuredSet read_latency_table(const std::string& path) {
             vu >> v >> unit >> extra;
             if (unit.empty()) import_fail(path, line, key, "expected 'VALUE UNIT' (e.g. 186.0 us), got '" + excerpt(rest) + "'");
             if (!extra.empty()) import_fail(path, line, key, "unexpected text after the unit: '" + excerpt(extra) + "'");
-            const double us = to_us(parse_number(v, path, line, key), unit, path, line, key);
-            if (!(us > 0 && us <= kMaxLatencyUs))
-                import_fail(path, line, key, "expected a latency in (0, 1e9] us, got '" + excerpt(rest) + "'");
+            const double us = checked_latency_us(to_us(parse_number(v, path, line, key), unit, path, line, key), rest, path,
+                                                 line, key);
             if (!cur->percentiles_us.emplace(key, us).second) import_fail(path, line, key, "given twice in one run");
         } else {
             import_fail(path, line, key, "unknown line: expected run, config, id or a percentile pNN");

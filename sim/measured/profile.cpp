@@ -287,8 +287,6 @@ void read_json_profile(Profile& p, const std::string& path, const std::string& t
     json doc;
     try {
         doc = parse_json_text(text, path, "a profile JSON");
-    } catch (const ImportError&) {
-        throw;
     } catch (const ConfigError& e) {
         throw ImportError(e.what());
     }

@@ -142,6 +142,11 @@ struct Shape {
         for (const auto& s : v)
             if (!s.is_string()) fail(path, "a list of strings");
     }
+    void string_map(const json& v, const std::string& path) const {  // an object of strings
+        if (!v.is_object()) fail(path, "an object");
+        for (const auto& [key, s] : v.items())
+            if (!s.is_string()) fail(path + "." + key, "a string");
+    }
 };
 
 void check_meta(const json& m, const Shape& s) {
@@ -157,19 +162,13 @@ void check_meta(const json& m, const Shape& s) {
         s.string(a, "key", "kernel.decision_axes[].");
         s.string(a, "kind", "kernel.decision_axes[].");
     }
-    const json& ao = s.field(k, "auto_overrides", "kernel.");
-    if (!ao.is_object()) s.fail("kernel.auto_overrides", "an object");
-    for (const auto& [key, v] : ao.items())
-        if (!v.is_string()) s.fail("kernel.auto_overrides." + key, "a string");
+    s.string_map(s.field(k, "auto_overrides", "kernel."), "kernel.auto_overrides");
     s.strings(s.field(k, "summary_fields", "kernel."), "kernel.summary_fields");
     const json& pts = s.field(m, "points", "");
     if (!pts.is_array()) s.fail("points", "a list");
     for (const auto& p : pts) {
         s.string(p, "id", "points[].");
-        const json& params = s.field(p, "params", "points[].");
-        if (!params.is_object()) s.fail("points[].params", "an object");
-        for (const auto& [key, v] : params.items())
-            if (!v.is_string()) s.fail("points[].params." + key, "a string");
+        s.string_map(s.field(p, "params", "points[]."), "points[].params");
     }
     if (m.contains("provenance") && !m["provenance"].is_object()) s.fail("provenance", "an object");
 }
@@ -180,10 +179,7 @@ void check_record(const json& r, const Shape& s) {
     s.string(r, "status", "");
     s.string(r, "error", "");
     if (!s.field(r, "auto", "").is_boolean()) s.fail("auto", "true or false");
-    const json& params = s.field(r, "params", "");
-    if (!params.is_object()) s.fail("params", "an object");
-    for (const auto& [key, v] : params.items())
-        if (!v.is_string()) s.fail("params." + key, "a string");
+    s.string_map(s.field(r, "params", ""), "params");
     const json& run = s.field(r, "run", "");
     if (r["status"] != "ok") {
         if (!run.is_null()) s.fail("run", "null for a point that did not run");

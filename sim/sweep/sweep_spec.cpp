@@ -151,8 +151,6 @@ SweepSpec load_sweep_spec(const std::string& path) {
         for (const auto& kv : g) {
             const std::string key = kv.first.as<std::string>();
             check_key(r, kv.first, key);
-            for (const auto& [k, v] : s.grid)
-                if (k == key) r.fail(kv.first, "grid." + key, "given twice");
             s.grid.emplace_back(key, axis_values(r, "grid." + key, kv.second));
             s.key_origin.emplace(key, r.at(kv.first) + ": grid key");
         }
@@ -230,7 +228,7 @@ SweepPlan expand_sweep(const SweepSpec& spec, const SweepKernel& kernel) {
     });
     plan.columns = ctx_cols;
     plan.columns.insert(plan.columns.end(), dec_cols.begin(), dec_cols.end());
-    // Column positions looked up once (a plan may hold 100,000 points of a dozen keys each).
+    // Column positions looked up once (a plan may hold 20,000 points of a dozen keys each).
     std::map<std::string, size_t> column_at;
     for (size_t i = 0; i < plan.columns.size(); ++i) column_at.emplace(plan.columns[i], i);
     auto in_column_order = [&](PointParams p) {
