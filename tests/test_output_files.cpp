@@ -394,6 +394,16 @@ TEST_CASE("output folders: two runs into one --profile-out folder leave one run'
     CHECK(names_in(dir) == std::vector<std::string>{"prof"});
 }
 
+TEST_CASE("output folders: --profile-out DIR/ with a trailing slash names DIR") {
+    const std::string dir = make_temp_dir("bnsim_staged_slash");
+    const CliResult r = run_bnsim({"run", kProfileRunConfig, "--profile-out", "prof/"}, CliOptions{60, dir});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(sorted_names(dir + "/prof") ==
+          std::vector<std::string>{"dma_packet.csv", "instruction.csv", "metadata.csv", "profile.json", "summary.csv"});
+    CHECK(names_in(dir) == std::vector<std::string>{"prof"});
+}
+
 TEST_CASE("output folders: --profile-out never replaces a folder holding other files") {
     const std::string dir = make_temp_dir("bnsim_staged_foreign");
     fs::create_directories(dir + "/mine");

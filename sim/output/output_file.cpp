@@ -88,6 +88,13 @@ void install_cleanup_handlers() {
     }
 }
 
+sigset_t cleanup_signals() {
+    sigset_t s;
+    sigemptyset(&s);
+    for (int sig : kCleanupSignals) sigaddset(&s, sig);
+    return s;
+}
+
 void set_live_temp(const std::string& p) {
     g_temp_live = 0;
     std::strncpy(g_temp_path, p.c_str(), sizeof g_temp_path - 1);
@@ -252,9 +259,8 @@ void OutputFile::write(const FileContent& content) const {
     install_cleanup_handlers();
     // Creating the file and registering it for cleanup happen with the cleanup signals held,
     // so a signal in between cannot leave it behind.
-    sigset_t cleanup, previous;
-    sigemptyset(&cleanup);
-    for (int sig : kCleanupSignals) sigaddset(&cleanup, sig);
+    const sigset_t cleanup = cleanup_signals();
+    sigset_t previous;
     sigprocmask(SIG_BLOCK, &cleanup, &previous);
     const int fd = mkostemps(&tmpl[0], 4, O_CLOEXEC);
     const int create_errno = errno;
@@ -330,17 +336,6 @@ void OutputDir::write(const std::string& name, const FileContent& content) const
 
 // ---- temporary and staged folders ------------------------------------------------------------
 
-namespace {
-
-sigset_t cleanup_signals() {
-    sigset_t s;
-    sigemptyset(&s);
-    for (int sig : kCleanupSignals) sigaddset(&s, sig);
-    return s;
-}
-
-}  // namespace
-
 TempDir::TempDir(const std::string& parent, const std::string& prefix) {
     std::string tmpl = parent + "/" + prefix + "XXXXXX";
     install_cleanup_handlers();
@@ -395,7 +390,9 @@ std::vector<std::string> foreign_entries(const std::string& dir, const std::vect
 }
 
 StagedDir::StagedDir(std::string option, const std::string& dir, std::vector<std::string> own_files)
-    : option_(std::move(option)), dir_(dir), own_(std::move(own_files)) {
+    : option_(std::move(option)), dir_(fs::path(dir).lexically_normal().string()), own_(std::move(own_files)) {
+    // "prof/" names the folder prof (its name, not an empty one after the slash).
+    while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
     OutputDir check(option_, dir);  // the target, or its nearest ancestor, is a writable folder
     struct stat st;
     // A symlink to a folder stands for that folder (the link stays); a link to nothing is refused
@@ -418,10 +415,10 @@ StagedDir::StagedDir(std::string option, const std::string& dir, std::vector<std
         }
     }
     std::error_code ec;
-    const std::string parent = parent_of(fs::path(dir_).lexically_normal().string());
+    const std::string parent = parent_of(dir_);
     fs::create_directories(parent, ec);
     if (ec) throw UsageError(option_ + " " + in_quotes(dir) + ": cannot create " + in_quotes(parent) + " (" + ec.message() + ")");
-    std::string name = fs::path(dir_).lexically_normal().filename().string();
+    std::string name = fs::path(dir_).filename().string();
     if (name.empty() || name == "." || name == "..") throw UsageError(option_ + " " + in_quotes(dir) + ": expected a folder name");
     temp_ = std::make_unique<TempDir>(parent, "." + name + ".bnsim-");
     files_.emplace(option_, temp_->path());
@@ -430,7 +427,7 @@ StagedDir::StagedDir(std::string option, const std::string& dir, std::vector<std
 StagedDir::~StagedDir() = default;
 
 void StagedDir::commit() {
-    const std::string target = fs::path(dir_).lexically_normal().string();
+    const std::string& target = dir_;
     const std::string parent = parent_of(target);
     const std::string what = option_ + " " + in_quotes(dir_) + ": ";
     // The folder gets the permissions a plain mkdir would give (mkdtemp makes it 0700).
@@ -462,6 +459,7 @@ void StagedDir::commit() {
                 throw UsageError(what + "cannot replace the folder (" + std::strerror(err) + ")");
             }
             temp_->release();
+            fsync(pfd);
             return;  // `aside`, now the old files, is removed as it goes out of scope
         }
         // temp_ now names the old files; its destructor removes them.
