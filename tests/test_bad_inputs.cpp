@@ -1139,7 +1139,7 @@ BAD_INPUT("run --profile-out on a symlink to nothing is refused before the run",
     symlink((d + "/nowhere").c_str(), (d + "/prof").c_str());
     return Row{{"run", apps_small_config, "--profile-out", d + "/prof"}, {"--profile-out", "/prof", "a symlink to no folder"}, 10};
 })
-BAD_INPUT("a trace larger than the machine can simulate is refused before it is made", [](const std::string& d) {
+BAD_INPUT("a trace larger than the machine can simulate is refused before it is made", [](const std::string&) {
     // 2^31 elements in tiles of 128 x 1: 67 million instructions (e24c574 allocated until killed).
     return Row{{"run", apps_small_config, "--set", "vector_add.n=2147483648", "--set", "vector_add.free=1"},
                {"m4_vector_add_free2.yaml", "vector_add", "the trace would have up to 67108864 instructions", "allowed on this machine"},
@@ -1151,7 +1151,6 @@ BAD_INPUT("sweep --out whose lock cannot be made is blamed on the folder, not on
     return Row{{"sweep", apps_sweep_file(d, "  vector_add.free: [200]\n"), "--out", d + "/o"},
                {d + "/o", "cannot write in the output folder"}, 10};
 })
-BAD_INPUT("an unknown run-config key suggests the near one", [](const std::string& d) {
-    (void)d;
+BAD_INPUT("an unknown run-config key suggests the near one", [](const std::string&) {
     return Row{{"trace", apps_default_config, "--set", "shape.c=3"}, {"--set shape.c", "unknown key", "did you mean 'shape.C'?"}, 10};
 })

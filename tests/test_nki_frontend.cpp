@@ -92,7 +92,7 @@ TEST_CASE("the NKI vector_add traces the C++ vector_add's stream instruction for
 
 TEST_CASE("a dump read back as kernel: trace runs as the kernel it came from and dumps the same") {
     const std::string dir = make_temp_dir("bnsim_trace_file");
-    for (const std::vector<std::string> sets : {std::vector<std::string>{}, std::vector<std::string>{"lnc=2"},
+    for (const std::vector<std::string>& sets : {std::vector<std::string>{}, std::vector<std::string>{"lnc=2"},
                                                 std::vector<std::string>{"fuse_relu=true", "relu_mask=supplied"}}) {
         const std::string cfg = kRoot + "/configs/default.yaml";
         const auto first = dump(cfg, sets, dir + "/first.jsonl");
