@@ -41,6 +41,9 @@ struct KernelEntry {
     std::function<GeneratedKernel(const std::any& params, const KernelTarget& target)> generate;
 
     std::vector<DecisionAxis> decision_axes;
+    // The same decisions over their whole legal range for one config's inputs and target, as
+    // bnsim tune screens them; unset: decision_axes' values.
+    std::function<std::vector<DecisionAxis>(const std::any& params, const KernelTarget& target)> tune_axes;
     Overrides auto_overrides;  // the --set pairs that leave every decision to the kernel
     // The fields of GeneratedKernel::summary, in order (reports print them as "kernel_summary").
     std::vector<SummaryField> summary_fields;

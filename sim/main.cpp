@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
     bnsim::add_compare_command(app);
     bnsim::add_fit_command(app);
     bnsim::add_sensitivity_command(app);
+    bnsim::add_tune_command(app);
     bnsim::add_teaching_help(app);
     if (const auto usage = bnsim::unknown_command_error(app, argc, argv)) {
         std::cerr << "bnsim: " << *usage << "\n";

@@ -1154,3 +1154,39 @@ BAD_INPUT("sweep --out whose lock cannot be made is blamed on the folder, not on
 BAD_INPUT("an unknown run-config key suggests the near one", [](const std::string&) {
     return Row{{"trace", apps_default_config, "--set", "shape.c=3"}, {"--set shape.c", "unknown key", "did you mean 'shape.C'?"}, 10};
 })
+
+// ---- tune ----------------------------------------------------------------------------------------
+BAD_INPUT("tune --confirm 0", [](const std::string& d) {
+    return Row{{"tune", config_file(d, small_config()), "--confirm", "0"}, {"--confirm", "expected an integer in [1, 64]", "got '0'"}, 30};
+})
+BAD_INPUT("tune --axis value the config rejects names the --axis", [](const std::string& d) {
+    return Row{{"tune", config_file(d, small_config()), "--axis", "memory.interleave=two"},
+               {"--axis memory.interleave", "key 'memory.interleave'", "got 'two'"}, 30};
+})
+BAD_INPUT("tune grid of more than 2000 configs is refused with its count before any is made", [](const std::string& d) {
+    return Row{{"tune", config_file(d, small_config()), "--axis", "shape.C=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
+                "--axis", "shape.B=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"},
+               {"tune", "the grid is 1 x 8 x 2 x 16 x 16 = 4096 configs", "expected at most 2000"}, 10};
+})
+BAD_INPUT("tune of an NKI kernel that declares no axes asks for --axis", [](const std::string& d) {
+    return Row{{"tune", nki_row_config(d, "@nki.jit\ndef k(a):\n    return a\n")},
+               {"run.yaml", "declares no decisions to tune", "--axis KEY=V1,V2"}, 30};
+})
+BAD_INPUT("tune: an NKI tune axis must name one of the config's args", [](const std::string& d) {
+    nki_row_config(d, "@nki.jit\ndef k(a, n=2):\n    return a\n");
+    return Row{{"tune", config_file(d, "hardware: " + kHwPreset + "\nkernel: nki\nnki:\n  source: kern.py\n  function: k\n"
+                                       "  args: {a: {shape: [128, 512], dtype: float32}, n: 2}\n  tune: {m: [1, 2]}\n")},
+               {"run.yaml:7", "nki.tune", "'m' is not one"}, 30};
+})
+BAD_INPUT("tune: an NKI tune axis over a tensor arg is refused", [](const std::string& d) {
+    nki_row_config(d, "@nki.jit\ndef k(a):\n    return a\n");
+    return Row{{"tune", config_file(d, "hardware: " + kHwPreset + "\nkernel: nki\nnki:\n  source: kern.py\n  function: k\n"
+                                       "  args: {a: {shape: [128, 512], dtype: float32}}\n  tune: {a: [1, 2]}\n")},
+               {"run.yaml:7", "nki.tune.a", "a scalar arg"}, 30};
+})
+BAD_INPUT("tune: an NKI tune axis needs a list of values", [](const std::string& d) {
+    nki_row_config(d, "@nki.jit\ndef k(a, n=2):\n    return a\n");
+    return Row{{"tune", config_file(d, "hardware: " + kHwPreset + "\nkernel: nki\nnki:\n  source: kern.py\n  function: k\n"
+                                       "  args: {a: {shape: [128, 512], dtype: float32}, n: 2}\n  tune: {n: 4}\n")},
+               {"run.yaml:7", "nki.tune.n", "a list of 1 to 64 values"}, 30};
+})

@@ -70,7 +70,7 @@ TEST_CASE("usage errors exit 2 and a mistyped command names the commands", "[cli
     const CliResult typo = bnsim_cli({"rnu", "configs/default.yaml"});
     CHECK(typo.exit_code == 2);
     CHECK_THAT(typo.err, Catch::Contains("unknown command 'rnu'") &&
-                             Catch::Contains("trace, run, validate, calibrate, params, sweep, merge, compare, fit or sensitivity") &&
+                             Catch::Contains("trace, run, validate, calibrate, params, sweep, merge, compare, fit, sensitivity or tune") &&
                              Catch::Contains("did you mean 'run'?"));
     CHECK(typo.out.empty());
     const CliResult far = bnsim_cli({"frobnicate", "configs/default.yaml"});
@@ -78,7 +78,7 @@ TEST_CASE("usage errors exit 2 and a mistyped command names the commands", "[cli
     CHECK_THAT(far.err, Catch::Contains("unknown command 'frobnicate'") && !Catch::Contains("did you mean"));
     const CliResult none = bnsim_cli({});
     CHECK(none.exit_code == 2);
-    CHECK_THAT(none.err, Catch::Contains("a command is required: trace, run, validate, calibrate, params, sweep, merge, compare, fit or sensitivity"));
+    CHECK_THAT(none.err, Catch::Contains("a command is required: trace, run, validate, calibrate, params, sweep, merge, compare, fit, sensitivity or tune"));
     CHECK(bnsim_cli({"run"}).exit_code == 2);                                                  // missing CONFIG (CLI11: 106)
     CHECK(bnsim_cli({"run", "configs/default.yaml", "--no-such-option"}).exit_code == 2);      // extra argument (109)
     CHECK(bnsim_cli({"validate", "configs/default.yaml", "--order", "sideways"}).exit_code == 2);  // validation (105)

@@ -1,6 +1,8 @@
 // batch_norm_bwd's registration: its run-config keys (shape, dtype, flags and an optional
 // explicit memory config at the top level of a run config), its trace generator, the decisions
 // it makes for itself and the summary fields it reports.
+#include <algorithm>
+
 #include "kernels/batch_norm_bwd/batch_norm_bwd.h"
 #include "kernels/batch_norm_bwd/numerics/numerics_entry.h"
 #include "kernels/kernel_entry.h"
@@ -53,6 +55,24 @@ std::any parse(ConfigNode& top, const KernelTarget& t) {
     return p;
 }
 
+// tune's axes: the f_tiles the kernel's own search would try (the halving chain from the largest
+// legal one, min(spatial, 8192)) while a tile's DMA moves at least 256 B per partition, every
+// interleave, residency on and off. Below 256 B per partition a DMA is "severely overhead-bound"
+// (nki-dma-bandwidth-guide.rst, via shared/reference/trn2-hardware.md: ~1.3 us fixed per DMA) and
+// each halving doubles the DMAs, so smaller tiles are not screened unless given by --axis (a
+// declared choice of bnsim's, not the kernel's). The largest legal f_tile is always screened.
+std::vector<DecisionAxis> tune_axes(const std::any& a, const KernelTarget&) {
+    const Params& p = kernel_params<Params>(a);
+    const int64_t f_max = std::min<int64_t>(p.shape.spatial(), kMaxFTile);
+    DecisionAxis f{"memory.f_tile", "integer", {}};
+    constexpr int64_t kMinDmaBytesPerPartition = 256;
+    for (int64_t v = f_max; v >= 1 && (v == f_max || v * dtype_size(p.dtype) >= kMinDmaBytesPerPartition); v /= 2)
+        f.values.push_back(std::to_string(v));
+    DecisionAxis il{"memory.interleave", "integer", {}};
+    for (int v = kMinInterleave; v <= kMaxInterleave; ++v) il.values.push_back(std::to_string(v));
+    return {f, il, {"memory.direct_x_residency", "boolean", {"true", "false"}}};
+}
+
 }  // namespace
 
 const KernelEntry& kernel_entry() {
@@ -67,6 +87,7 @@ const KernelEntry& kernel_entry() {
         k.decision_axes = {{"memory.f_tile", "integer", {"128", "256", "512", "1024", "2048", "4096"}},
                            {"memory.interleave", "integer", {"1", "2", "3", "4", "5", "6", "7", "8"}},
                            {"memory.direct_x_residency", "boolean", {"true", "false"}}};
+        k.tune_axes = tune_axes;
         k.auto_overrides = {{"memory", "auto"}};
         k.summary_fields = {
             {"f_tile", "free-axis elements per spatial tile"},

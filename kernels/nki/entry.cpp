@@ -29,7 +29,11 @@ struct NkiParams {
     std::string dge = "auto";
     int loop_buffers = 1;
     std::string python = "python3";
+    std::vector<DecisionAxis> tune;  // `tune:` the args bnsim tune varies, with their values
 };
+
+// The most values one tune axis of an NKI kernel may list (each is traced and estimated).
+constexpr size_t kMaxTuneValues = 64;
 
 const std::vector<std::string> kTensorDtypes = {"float32", "bfloat16", "float16", "uint8", "int32"};
 
@@ -132,6 +136,29 @@ std::any parse(ConfigNode& top, const KernelTarget&) {
             p.args[k] = v.IsMap() && v["shape"].IsDefined() ? tensor_json(s, v, key) : value_json(s, v, key, 0);
         }
     }
+    // `tune: {NAME: [V1, V2, ...]}`: the scalar args bnsim tune tries (the config's own value is
+    // the kernel's choice). Each must be an arg of the config, so the axis names a key that exists.
+    if (s.has("tune")) {
+        const YAML::Node t = s.raw("tune");
+        if (!t.IsMap() || t.size() == 0) s.fail_at(t, "tune", "a mapping of args to the lists of values to try");
+        for (auto it = t.begin(); it != t.end(); ++it) {
+            const std::string k = it->first.IsScalar() ? it->first.Scalar() : "";
+            const std::string key = "tune." + k;
+            if (k.empty() || !p.args.contains(k))
+                s.fail_at(it->first, "tune", "names of the config's args (" + (k.empty() ? std::string("a complex key") : "'" + k + "' is not one") + ")");
+            if (!p.args[k].is_number() && !p.args[k].is_boolean() && !p.args[k].is_string())
+                s.fail_at(it->first, key, "a scalar arg (a tensor's shape is not a tune axis)");
+            const YAML::Node v = it->second;
+            if (!v.IsSequence() || v.size() == 0 || v.size() > kMaxTuneValues)
+                s.fail_at(v, key, "a list of 1 to " + std::to_string(kMaxTuneValues) + " values");
+            DecisionAxis a{"nki.args." + k, p.args[k].is_number_integer() ? "integer" : "value", {}};
+            for (const auto& e : v) {
+                if (!e.IsScalar()) s.fail_at(e, key, "scalar values");
+                a.values.push_back(e.Scalar());
+            }
+            p.tune.push_back(std::move(a));
+        }
+    }
     p.dge = s.choice("dge", {"auto", "hardware", "software", "none"}, "auto");
     p.loop_buffers = int(s.integer("loop_buffers", 1, 4, 1));
     p.python = s.text("python", "python3");
@@ -198,6 +225,7 @@ const KernelEntry& nki_entry() {
         k.description = "any NKI kernel, traced from its Python source (kernels/nki/frontend)";
         k.parse = parse;
         k.generate = generate;
+        k.tune_axes = [](const std::any& a, const KernelTarget&) { return kernel_params<NkiParams>(a).tune; };
         k.summary_fields = {
             {"source", "the kernel file"},
             {"function", "the traced function"},

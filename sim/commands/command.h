@@ -25,6 +25,7 @@ void add_merge_command(CLI::App& app);      // merge_command.cpp (sweep shards i
 void add_compare_command(CLI::App& app);    // compare_command.cpp (measured runs and profiles)
 void add_fit_command(CLI::App& app);        // fit_command.cpp (hardware parameters to measured runs)
 void add_sensitivity_command(CLI::App& app);  // sensitivity_command.cpp (what a prediction hangs on)
+void add_tune_command(CLI::App& app);         // tune_command.cpp (the memory-config decision)
 
 // Argument kinds and an example in every command's --help (help_text.cpp); after the commands.
 void add_teaching_help(CLI::App& app);

@@ -33,7 +33,8 @@ const std::map<std::string, std::string>& examples() {
         {"merge", "build/sim/bnsim merge out/shard-0 out/shard-1 --out out/merged"},
         {"compare", "build/sim/bnsim compare configs/measured/m4_vector_add.csv"},
         {"fit", "build/sim/bnsim fit configs/measured/m4_vector_add.csv --params dma.min_queue_occupancy_ns"},
-        {"sensitivity", "build/sim/bnsim sensitivity configs/default.yaml --suggest"}};
+        {"sensitivity", "build/sim/bnsim sensitivity configs/default.yaml --suggest"},
+        {"tune", "build/sim/bnsim tune configs/default.yaml --out tune.out"}};
     return e;
 }
 

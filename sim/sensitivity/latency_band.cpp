@@ -11,6 +11,7 @@
 #include "configfile/number_text.h"
 #include "sim/sensitivity/uncertain_params.h"
 #include "sim/halton.h"
+#include "sim/sensitivity/joint_sample.h"
 #include "sim/simulate.h"
 
 namespace bnsim {
@@ -61,16 +62,6 @@ json latency_band(const RunConfig& cfg, const std::string& config, const Overrid
     return b;
 }
 
-namespace {
-
-double percentile(std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    const double pos = q * double(v.size() - 1);
-    const size_t i = size_t(pos);
-    return i + 1 < v.size() ? v[i] + (pos - double(i)) * (v[i + 1] - v[i]) : v.back();
-}
-
-}  // namespace
 
 void add_joint_band(json& b, const RunConfig& cfg, const std::string& config, const Overrides& sets, double latency_ns,
                     int jobs, double timeout_s, int n_samples) {
@@ -84,17 +75,8 @@ void add_joint_band(json& b, const RunConfig& cfg, const std::string& config, co
         b["joint_samples"] = 0;
         return;
     }
-    // The samples: scrambled Halton points of the ranges, integers rounded, flags 0 or 1.
     const size_t n = params.size();
-    const Halton halton(n, true);
-    std::vector<std::vector<double>> values(size_t(n_samples), std::vector<double>(n, 0.0));
-    for (int k = 0; k < n_samples; ++k)
-        for (size_t i = 0; i < n; ++i) {
-            const auto& p = params[i];
-            double v = p.lo + halton.at(unsigned(k + 1), i) * (p.hi - p.lo);
-            if (p.kind != ParamKind::real) v = std::round(v);
-            values[size_t(k)][i] = v;
-        }
+    const std::vector<std::vector<double>> values = joint_sample(params, n_samples);
     // Each priced by the estimate; the trace is the preset's unless a sample changes the target
     // (SBUF size, alignment, queues), when the kernel plans again.
     const GeneratedKernel base_trace = cfg.generate();

@@ -15,6 +15,7 @@
 #include "configfile/config_error.h"
 #include "kernels/kernel_entry.h"
 #include "sim/compare/predict.h"
+#include "sim/decision/decision_grid.h"
 #include "sim/report/decimal_text.h"
 #include "sim/report/html_text.h"
 #include "configfile/input_file.h"
@@ -26,56 +27,7 @@ namespace bnsim {
 
 using json = nlohmann::ordered_json;
 
-GridAxis parse_axis(const std::string& spec) {
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-        throw ConfigError("--axis " + excerpt(spec, 80) + ": expected KEY=V1,V2,... (e.g. memory.interleave=1,2,4)");
-    GridAxis a;
-    a.key = spec.substr(0, eq);
-    if (a.key.size() > 200) throw ConfigError("--axis " + excerpt(spec, 80) + ": expected a dotted key of a run config");
-    std::stringstream ss(spec.substr(eq + 1));
-    for (std::string v; std::getline(ss, v, ',');)
-        if (!v.empty()) a.values.push_back(v);
-    if (a.values.empty()) throw ConfigError("--axis " + excerpt(spec, 80) + ": no values");
-    return a;
-}
-
 namespace {
-
-struct GridPoint {
-    std::string label;
-    Overrides sets;
-    std::map<std::string, std::string> values;  // axis key -> value
-};
-
-// The cartesian grid of the axes, each point as --set pairs of its dotted keys. Its size is
-// checked before it is built (each axis is short, their product need not be).
-std::vector<GridPoint> grid_points(const std::vector<GridAxis>& axes) {
-    double n = 1;
-    std::string dims;
-    for (const auto& a : axes) {
-        n *= double(a.values.size());
-        dims += (dims.empty() ? "" : " x ") + std::to_string(a.values.size());
-    }
-    if (n > double(kMaxGridPoints))
-        throw ConfigError("--axis: the grid is " + dims + " = " + short_number(n) + " configs; expected at most " +
-                          std::to_string(kMaxGridPoints) + " (each is ranked in every range-end case): drop an axis or values");
-    std::vector<GridPoint> pts{GridPoint{}};
-    for (const auto& a : axes) {
-        std::vector<GridPoint> next;
-        for (const auto& p : pts)
-            for (const auto& v : a.values) {
-                GridPoint q = p;
-                q.values[a.key] = v;
-                q.sets.emplace_back(a.key, v);
-                const auto dot = a.key.rfind('.');
-                q.label += (q.label.empty() ? "" : " ") + a.key.substr(dot == std::string::npos ? 0 : dot + 1) + "=" + v;
-                next.push_back(q);
-            }
-        pts = next;
-    }
-    return pts;
-}
 
 std::string binding_of(const nlohmann::json& r) {
     std::string s;
@@ -84,20 +36,6 @@ std::string binding_of(const nlohmann::json& r) {
             if (p.contains("binding") && p["binding"].contains("unit"))
                 s += (s.empty() ? "" : ", ") + p["name"].get<std::string>() + " " + p["binding"]["unit"].get<std::string>();
     return s;
-}
-
-// The kernel's decisions as it reports them, e.g. "f_tile=4096 interleave=7 direct_x_residency=true".
-std::string choice_of(const KernelSummary& s, const std::vector<GridAxis>& axes) {
-    std::string out;
-    for (const auto& a : axes) {
-        const auto dot = a.key.rfind('.');
-        const std::string field = a.key.substr(dot == std::string::npos ? 0 : dot + 1);
-        if (const SummaryValue* v = s.find(field)) {
-            const bool* b = std::get_if<bool>(v);  // spelt as in the grid's labels
-            out += (out.empty() ? "" : " ") + field + "=" + (b ? (*b ? "true" : "false") : to_text(*v));
-        }
-    }
-    return out;
 }
 
 double round3(double v) { return std::round(v * 1000) / 1000; }
@@ -124,10 +62,12 @@ json sensitivity(const SensitivityOptions& o) {
     cfg.generate();  // an input or memory config the kernel rejects: KernelError (exit 2) up front
     const auto params = uncertain_params(cfg.hw, o.ranges);
     std::vector<GridAxis> axes = o.grid;
+    // The default grid is tune's: the decisions' legal values for this config's inputs, so the
+    // kernel's own pick is always on it (bnsim tune ranks the same grid).
     if (axes.empty())
-        for (const auto& a : cfg.entry->decision_axes)
+        for (const auto& a : cfg.entry->tune_axes ? cfg.entry->tune_axes(cfg.kernel_params, cfg.target()) : cfg.entry->decision_axes)
             if (!a.values.empty()) axes.push_back({a.key, a.values});
-    const auto grid = axes.empty() ? std::vector<GridPoint>{} : grid_points(axes);
+    const auto grid = axes.empty() ? std::vector<GridPoint>{} : grid_points(axes, kMaxGridPoints, "--axis");
 
     // Each grid point's config (parsed once) and its trace on the preset's target.
     std::vector<std::optional<RunConfig>> gcfg(grid.size());
@@ -211,7 +151,7 @@ json sensitivity(const SensitivityOptions& o) {
         try {
             const GeneratedKernel k = c.generate();
             r.choice_est_ns = estimate(c.hw, k.trace).latency_ns;
-            r.choice = choice_of(k.summary, axes);
+            r.choice = choice_label(k.summary, axes);
         } catch (const KernelError& e) {
             r.choice_est_ns = nan;
             r.choice = std::string("none: ") + e.what();
@@ -264,12 +204,11 @@ json sensitivity(const SensitivityOptions& o) {
             const double bl = r.est_ns[size_t(r.best)];
             j["best_config"] = grid[size_t(r.best)].label;
             j["best_estimate_ns"] = round3(bl);
-            j["choice_best"] = std::isnan(r.choice_est_ns) ? json(nullptr) : json(r.choice_est_ns <= bl * (1 + o.tie_pct / 100));
+            j["choice_best"] = std::isnan(r.choice_est_ns) ? json(nullptr) : json(within_tie(r.choice_est_ns, bl, o.tie_pct));
             // Each boolean axis: what `true` saves over `false`, best config against best config.
             json saves = json::object();
             for (const auto& a : axes) {
-                if (a.values != std::vector<std::string>{"true", "false"} && a.values != std::vector<std::string>{"false", "true"})
-                    continue;
+                if (!is_on_off(a)) continue;
                 double bt = nan, bf = nan;
                 for (size_t g = 0; g < grid.size(); ++g) {
                     if (std::isnan(r.est_ns[g])) continue;
@@ -505,7 +444,7 @@ void print_sensitivity(const json& r, std::ostream& out) {
             << " " << us(b["best_estimate_ns"]) << " us; choice is best (within " << fixed_decimals(r["tie_pct"].get<double>(), 1)
             << "%): " << yesno(b["choice_best"]) << "\n";
         for (const auto& [k, v] : b["saves_ns"].items())
-            out << "            " << k << "=true saves " << us(v) << " us over false (best config of each)\n";
+            out << "            " << k << "=true saves " << us(v) << " us over false by estimate (the best config with it on against the best with it off)\n";
     }
     out << "\n"
         << std::left << std::setw(56) << "parameter" << std::setw(22) << "range" << std::right << std::setw(10) << "low us"

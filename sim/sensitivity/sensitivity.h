@@ -12,12 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace bnsim {
+#include "sim/decision/decision_grid.h"
 
-struct GridAxis {
-    std::string key;                  // dotted run-config key, e.g. memory.f_tile
-    std::vector<std::string> values;  // YAML values
-};
+namespace bnsim {
 
 struct SensitivityOptions {
     std::string config;
@@ -27,7 +24,7 @@ struct SensitivityOptions {
     int jobs = 2;
     double timeout_s = 300;
     double threshold_pct = 2;  // "moves the latency" above this
-    double tie_pct = 0.5;      // the kernel's choice counts as best within this of the best grid config
+    double tie_pct = kTiePct;  // the kernel's choice counts as best within this of the best grid config
 };
 
 // params[].{name, unit, value, low, high, low_why, high_why, latency_low_ns, latency_high_ns,
@@ -36,9 +33,6 @@ struct SensitivityOptions {
 // saves_low_ns, saves_high_ns, moves_latency, moves_decision, binding_changes}, base{...}, grid,
 // method; params sorted by the larger latency change. Throws ConfigError for bad input.
 nlohmann::ordered_json sensitivity(const SensitivityOptions& o);
-
-// "KEY=V1,V2,..." -> axis; ConfigError if malformed.
-GridAxis parse_axis(const std::string& spec);
 
 // A memory grid of more configs is refused up front (the default grid is 96; each config is
 // estimated once per range-end case, 43 cases on trn2).

@@ -317,11 +317,10 @@ void summary_table(std::ostream& o, const json& c) {
           << html_escape(choice(c["auto"]["choice"])) << "</td><td>best is " << num(c["speedup_over_auto"].get<double>(), 3)
           << "x faster</td></tr>";
     for (const auto& f : c.value("on_off_decisions", json::array()))
-        if (f.contains("saved_ns"))
+        if (f.contains("saves_ns"))
             o << "<tr><th>" << html_escape(short_name(f["key"].get<std::string>())) << "</th><td>"
-              << us(f["saved_ns"].get<double>()) << " us</td><td colspan=\"2\">saved by "
-              << (f["at_best"].get<bool>() ? "on" : "off") << " over " << (f["at_best"].get<bool>() ? "off" : "on")
-              << " at the best config</td></tr>";
+              << us(std::fabs(f["saves_ns"].get<double>())) << " us</td><td colspan=\"2\">saved by "
+              << (f["saves_ns"].get<double>() >= 0 ? "on" : "off") << " (the best with it on against the best with it off)</td></tr>";
     o << "<tr><th>points</th><td colspan=\"3\">";
     for (const auto& [st, n] : c["by_status"].items()) o << n << " " << html_escape(st) << " ";
     o << "</td></tr></table>\n";

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <ostream>
 
+#include "sim/decision/decision_grid.h"
+
 namespace bnsim {
 
 using json = nlohmann::ordered_json;
@@ -99,11 +101,13 @@ json sweep_summary(const json& meta, const Records& records) {
         for (const json* r : g.records) {
             const std::string status = (*r)["status"].get<std::string>();
             st[status] = st.value(status, 0) + 1;
-            // On a tie the kernel's own choice is the best: the user need not override it.
-            if (status == "ok" && (!best || latency(*r) < latency(*best) ||
-                                   (latency(*r) == latency(*best) && (*r)["auto"].get<bool>())))
-                best = r;
+            if (status == "ok" && (!best || latency(*r) < latency(*best))) best = r;
         }
+        // The tie rule (sim/decision/decision_grid.h): within kTiePct of the fastest, the kernel's
+        // own choice is the best, so the user need not override it.
+        if (best && g.auto_record && (*g.auto_record)["status"] == "ok" &&
+            within_tie(latency(*g.auto_record), latency(*best), kTiePct))
+            best = g.auto_record;
         c["by_status"] = st;
         auto describe = [&](const json& r) {
             json d;
@@ -119,7 +123,9 @@ json sweep_summary(const json& meta, const Records& records) {
         if (au) c["auto"] = describe(*au);
         if (g.auto_record && !au) c["auto_error"] = (*g.auto_record)["error"];
         if (best && au) c["speedup_over_auto"] = std::round(latency(*au) / latency(*best) * 10000) / 10000;
-        // What each on/off decision is worth at the best config: the same choice with it flipped.
+        // What each on/off decision is worth: the best point with it on against the best with it
+        // off (saves_ns, the figure tune and sensitivity also call "saves"), and what flipping it
+        // at the best config alone would cost (flip_costs_ns).
         if (best) {
             json flips = json::array();
             const auto best_v = decision_values(*best, k);
@@ -130,12 +136,24 @@ json sweep_summary(const json& meta, const Records& records) {
                 json f;
                 f["key"] = a.key;
                 f["at_best"] = best_v.at(a.key) == "true";
-                for (const json* r : g.records)
-                    if ((*r)["status"] == "ok" && decision_values(*r, k) == want) {
+                const json* best_on = nullptr;
+                const json* best_off = nullptr;
+                for (const json* r : g.records) {
+                    if ((*r)["status"] != "ok") continue;
+                    const auto v = decision_values(*r, k);
+                    if (!v.count(a.key)) continue;
+                    const json*& b = v.at(a.key) == "true" ? best_on : best_off;
+                    if (!b || latency(*r) < latency(*b)) b = r;
+                    if (v == want && !f.contains("flipped_latency_ns")) {
                         f["flipped_latency_ns"] = latency(*r);
-                        f["saved_ns"] = std::round((latency(*r) - latency(*best)) * 1000) / 1000;
-                        break;
+                        f["flip_costs_ns"] = std::round((latency(*r) - latency(*best)) * 1000) / 1000;
                     }
+                }
+                if (best_on && best_off) {
+                    f["best_on_ns"] = latency(*best_on);
+                    f["best_off_ns"] = latency(*best_off);
+                    f["saves_ns"] = std::round((latency(*best_off) - latency(*best_on)) * 1000) / 1000;
+                }
                 flips.push_back(f);
             }
             c["on_off_decisions"] = flips;
@@ -176,10 +194,15 @@ void print_sweep_summary(const json& s, std::ostream& out) {
         }
         for (const auto& f : c.value("on_off_decisions", json::array())) {
             const std::string name = f["key"].get<std::string>().substr(f["key"].get<std::string>().rfind('.') + 1);
-            if (!f.contains("saved_ns")) continue;
-            const double saved = f["saved_ns"].get<double>();
-            out << "  " << name << " " << (f["at_best"].get<bool>() ? "on" : "off") << " saves " << us(saved)
-                << " over " << (f["at_best"].get<bool>() ? "off" : "on") << " at the best config\n";
+            if (f.contains("saves_ns")) {
+                const double saves = f["saves_ns"].get<double>();
+                out << "  " << name << " " << (saves >= 0 ? "on" : "off") << " saves " << us(std::fabs(saves))
+                    << " (best with it on " << us(f["best_on_ns"].get<double>()) << ", with it off "
+                    << us(f["best_off_ns"].get<double>()) << ")";
+                if (f.contains("flip_costs_ns"))
+                    out << "; flipping it at the best config costs " << us(f["flip_costs_ns"].get<double>());
+                out << "\n";
+            }
         }
     }
     if (s.contains("provenance"))
