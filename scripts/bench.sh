@@ -12,6 +12,8 @@
 #   2. bnsim validate on the seed shape next to PyTorch's fp32 BatchNorm backward on the same
 #      shape (Debian's python3-torch, one thread, the backward op alone; scripts/bench/), start-up
 #      excluded on both sides.
+#   3. The decision commands (tune on the seed shape and on configs/layers/bn3d_relu_lnc2.yaml,
+#      sensitivity, calibrate), each whole process with its child processes.
 set -eu
 cd "$(dirname "$0")/.."
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
@@ -97,5 +99,21 @@ if /usr/bin/python3 -c 'import torch' 2> /dev/null; then
 else
   echo "| PyTorch fp32 BatchNorm backward | python3-torch not installed (apt-get install python3-torch) | |"
 fi
+
+# 3. The decision commands, whole process (child processes included): bnsim tune on the seed shape
+#    and on the LNC=2 layer (issue 26's goal: each <= 10 s on 2 cores), sensitivity and calibrate.
+echo
+echo "| decision command | wall | CPU | peak RSS |"
+echo "|---|---|---|---|"
+dcmds=("$bnsim" tune configs/default.yaml --- "$bnsim" tune configs/layers/bn3d_relu_lnc2.yaml
+       --- "$bnsim" sensitivity configs/default.yaml --- "$bnsim" calibrate)
+dnames=("bnsim tune configs/default.yaml" "bnsim tune configs/layers/bn3d_relu_lnc2.yaml"
+        "bnsim sensitivity configs/default.yaml" "bnsim calibrate")
+python3 scripts/bench/min_time.py "$n" "$tmp/dout" "${dcmds[@]}" > "$tmp/dtimes" || true
+for k in "${!dnames[@]}"; do
+  read -r w c kib < <(sed -n "$((k + 1))p" "$tmp/dtimes")
+  python3 -c 'import sys; print(f"| {sys.argv[1]} | {float(sys.argv[2]):.2f} s | {float(sys.argv[3]):.2f} s | {int(sys.argv[4]) / 1024:.0f} MiB |")' \
+    "${dnames[$k]}" "$w" "$c" "$kib"
+done
 echo
 echo "conditions: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end, minimum of $n runs"

@@ -1,4 +1,5 @@
 // bnsim tune's report: JSON, the text table and a self-contained HTML page, all from TuneReport.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -96,10 +97,18 @@ void print_tune(const TuneReport& r, std::ostream& out) {
         out << "on/off      " << axis_field(v.key) << " " << (on ? "on" : "off") << " saves " << us(std::fabs(v.saves_ns()))
             << " (best with it on " << us(v.on_ns) << ", with it off " << us(v.off_ns) << ")\n";
     }
-    out << "confirmed   full simulation / estimate / 90% under the joint samples / best in / binding\n";
+    size_t w = 6;
+    for (const auto& t : r.confirmed) w = std::max(w, t.label.size());
+    auto pad = [](std::string t, size_t n, bool right) {
+        const std::string fill(t.size() < n ? n - t.size() : 0, ' ');
+        return right ? fill + t : t + fill;
+    };
+    out << "confirmed   " << pad("config", w, false) << "  " << pad("full sim", 11, true) << "  " << pad("estimate", 11, true)
+        << "  " << pad("90% under the joint samples", 27, false) << "  best in  binding\n";
     for (const auto& t : r.confirmed)
-        out << "  " << t.label << "  " << us(t.latency_ns) << "  " << us(t.estimate_ns) << "  [" << us(t.p5_ns) << ", "
-            << us(t.p95_ns) << "]  " << percent(t.best_share) << "  " << t.binding << (t.own ? "  kernel's choice" : "")
+        out << "            " << pad(t.label, w, false) << "  " << pad(us(t.latency_ns), 11, true) << "  "
+            << pad(us(t.estimate_ns), 11, true) << "  " << pad("[" + us(t.p5_ns) + ", " + us(t.p95_ns) + "]", 27, false)
+            << "  " << pad(percent(t.best_share), 7, true) << "  " << t.binding << (t.own ? "  (the kernel's choice)" : "")
             << "\n";
 }
 
