@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -161,7 +162,18 @@ TEST_CASE("tune: the kernel's choice is kept on a tie and when the difference is
     CHECK(seed["best"]["config"] == seed["own"]["config"]);
     CHECK(seed["difference_pct"] == 0.0);
     // --samples 0: no robustness check, the preset alone decides: the kernel's choice is best.
-    CHECK(tuned(kDefault + " --samples 0")["choice_best_probability"] == 1.0);
+    // --out writes the same report as JSON and as a page.
+    const std::string dir = test::make_temp_dir("bnsim-tune-out");
+    const json none = tuned(kDefault + " --samples 0 --out " + dir + "/o");
+    CHECK(none["choice_best_probability"] == 1.0);
+    CHECK(none["uncertainty"]["samples"] == 0);
+    const json written = json::parse(std::ifstream(dir + "/o/tune.json"));
+    CHECK(written["use"] == none["use"]);
+    std::ifstream page(dir + "/o/tune.html");
+    const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+    CHECK(html.find("<h2>Use f_tile=4096 interleave=7 direct_x_residency=true (the kernel's own choice)</h2>") != std::string::npos);
+    CHECK(html.find("</html>") != std::string::npos);
+    std::filesystem::remove_all(dir);
 
     // The LNC=2 layer with a supplied ReLU mask: f_tile 4096 interleave 5 is faster than the
     // kernel's 8192/2 by under the 0.5% tie, and with --tie 0.1 by more than the tie but less
@@ -189,4 +201,29 @@ TEST_CASE("tune: an NKI kernel's tune: args are its axes, the config's own value
     CHECK(t["use"]["config"] == "rows_per_tile=128");
     CHECK(t["screened"] == 3);
     CHECK(t["confirmed"].size() == 3);  // 128 is the kernel's choice: confirmed once
+}
+
+TEST_CASE("tune: the kernel's own choice is the kernel's even when the config fixes a memory config") {
+    // The file (here --set) fixes f_tile 1024 interleave 2; the kernel's own choice is still its
+    // search's 4096/7, run as the kernel makes it (memory: auto), and what the config fixes is
+    // just one of the points.
+    const json t = tuned(kDefault + " --samples 0 --set memory.f_tile=1024 --set memory.interleave=2");
+    CHECK(t["own"]["config"] == "f_tile=4096 interleave=7 direct_x_residency=true");
+    CHECK(t["own"]["latency_ns"].get<double>() == Approx(586040).margin(10));
+}
+
+TEST_CASE("run --uncertainty: the probability that the kernel's choice is best is tune's") {
+    int st = 0;
+    const std::string out = test::bnsim_output("run " + kDefault + " --uncertainty --json", &st, 600);
+    INFO(out);
+    REQUIRE(st == 0);
+    const json r = json::parse(out);
+    const json t = tuned(kDefault);
+    CHECK(r["uncertainty"]["choice_best_probability"] == t["choice_best_probability"]);
+    CHECK(r["uncertainty"]["best_most_often"] == t["best_most_often"]);
+    CHECK(r["uncertainty"]["choice_samples"] == t["uncertainty"]["samples"]);
+    // A kernel that makes no decisions has none to be best about.
+    const std::string cal = test::bnsim_output("run " + kCal + "m1_dma_copy.yaml --uncertainty --json", &st, 600);
+    REQUIRE(st == 0);
+    CHECK_FALSE(json::parse(cal)["uncertainty"].contains("choice_best_probability"));
 }

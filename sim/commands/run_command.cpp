@@ -3,6 +3,7 @@
 // list scheduler's own timeline stands in for the SystemC run (same report, marked).
 #include <functional>
 #include <future>
+#include <cmath>
 #include <iostream>
 #include <optional>
 
@@ -16,6 +17,7 @@
 #include "sim/report/timeline.h"
 #include "sim/schedule/schedule.h"
 #include "sim/sensitivity/latency_band.h"
+#include "sim/tune/tune.h"
 #include "sim/short_lived_heap.h"
 #include "sim/simulate.h"
 
@@ -100,6 +102,17 @@ void add_run_command(CLI::App& app) {
         if (*uncertainty)
             add_joint_band(report["uncertainty"], cfg, opts->config, parse_overrides(opts->sets),
                            report["latency_ns"].get<double>(), 2);
+        // Whether the kernel's own choice stays the best under the joint uncertainty: bnsim tune's
+        // answer over the kernel's decisions (none for a kernel that makes none).
+        if (*uncertainty && has_tune_axes(cfg)) {
+            TuneOptions t;
+            t.config = opts->config;
+            t.sets = opts->sets;
+            const TuneReport tr = tune(t);
+            report["uncertainty"]["choice_best_probability"] = std::round(tr.choice_best_probability * 10000) / 10000;
+            report["uncertainty"]["best_most_often"] = tr.best_most_often;
+            report["uncertainty"]["choice_samples"] = tr.samples;
+        }
         report["provenance"] = prov.json();
         if (opts->json) {
             std::cout << report.dump(2) << "\n";

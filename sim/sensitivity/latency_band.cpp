@@ -177,6 +177,10 @@ void print_latency_band(const json& b, std::ostream& out) {
                 << std::fixed << std::setprecision(0) << b["ranking"][0]["share"].get<double>() * 100 << "%)";
         out << "\n";
     }
+    if (b.contains("choice_best_probability"))
+        out << "choice      the kernel's own choice is within the tie of the best in " << std::fixed << std::setprecision(0)
+            << b["choice_best_probability"].get<double>() * 100 << "% of " << b["choice_samples"].get<int>()
+            << " joint samples (bnsim tune); most often best: " << b["best_most_often"].get<std::string>() << "\n";
 }
 
 }  // namespace bnsim

@@ -87,10 +87,23 @@ struct Candidate {
 
 }  // namespace
 
+bool has_tune_axes(const RunConfig& cfg) {
+    const KernelEntry& e = *cfg.entry;
+    for (const auto& a : e.tune_axes ? e.tune_axes(cfg.kernel_params, cfg.target()) : e.decision_axes)
+        if (!a.values.empty()) return true;
+    return false;
+}
+
 TuneReport tune(const TuneOptions& o) {
     if (o.confirm < 1) throw ConfigError("--confirm " + std::to_string(o.confirm) + ": expected at least 1");
     const Overrides base_sets = parse_overrides(o.sets);
-    const RunConfig cfg = load_run_config(o.config, base_sets);  // a bad config: ConfigError up front
+    // The kernel's own choice is the kernel's to make: the config with the entry's auto overrides
+    // (e.g. `memory: auto`), whatever memory config the file fixes. A bad config:
+    // ConfigError up front.
+    Overrides own_sets = base_sets;
+    const RunConfig given = load_run_config(o.config, base_sets);
+    own_sets.insert(own_sets.end(), given.entry->auto_overrides.begin(), given.entry->auto_overrides.end());
+    const RunConfig cfg = load_run_config(o.config, own_sets);
     TuneReport rep;
     rep.config = o.config;
     rep.hardware_file = cfg.hw_file;

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/config/run_config.h"
 #include "sim/decision/decision_grid.h"
 
 namespace bnsim {
@@ -74,6 +75,9 @@ struct TuneReport {
 
 // Throws ConfigError (bad config, option or axis) or KernelError (the config itself refused).
 TuneReport tune(const TuneOptions& o);
+
+// Whether the config's kernel declares decisions tune can vary without --axis.
+bool has_tune_axes(const RunConfig& cfg);
 
 nlohmann::ordered_json tune_json(const TuneReport& r);
 void print_tune(const TuneReport& r, std::ostream& out);
