@@ -3,6 +3,8 @@
 // blocked. SystemC elaborates once per process, so this runs once per process.
 #include "sim/simulate.h"
 
+#include <atomic>
+
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -97,8 +99,15 @@ void add_dma_queue_units(const Trace& trace, SimResult& res) {
             UnitStats{interval_union_length(spans), uint64_t(spans.size())};
 }
 
+namespace {
+std::atomic<bool> g_simulated{false};
+}  // namespace
+
+bool simulated_in_this_process() { return g_simulated.load(); }
+
 SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opts) {
     const std::vector<uint64_t> sbuf_peak = check_trace_fits_hardware(hw, trace);
+    g_simulated = true;
     CostModel cost(hw);
     const Dependents dependents(trace);
     Schedule sched = make_schedule(trace, dependents, cost, opts.policy);

@@ -54,6 +54,10 @@ struct SimulationError : std::runtime_error {
     explicit SimulationError(const std::string& m) : std::runtime_error(m) {}
 };
 
+// Whether simulate() has run in this process: SystemC is then elaborated, and a forked child
+// cannot simulate again (sim/runner starts fresh processes instead).
+bool simulated_in_this_process();
+
 // Throws SimulationError (with the blocked instructions and what each waits on) on deadlock.
 SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opts);
 

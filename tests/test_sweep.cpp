@@ -20,7 +20,7 @@
 #include "sim/sweep/results_dir.h"
 #include "sim/sweep/sweep_spec.h"
 #include "sim/sweep/sweep_summary.h"
-#include "sim/sweep/worker_pool.h"
+#include "sim/runner/worker_pool.h"
 #include "test_util.h"
 
 using namespace bnsim;

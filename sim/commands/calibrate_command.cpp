@@ -14,6 +14,7 @@
 #include "sim/calibration/metrics.h"
 #include "sim/calibration/subprocess.h"
 #include "sim/commands/command.h"
+#include "sim/runner/simulation_runner.h"
 #include "sim/commands/number_option.h"
 #include "configfile/config_error.h"
 #include "sim/report/calibration_report.h"
@@ -31,6 +32,7 @@ struct CalibrateOptions {
     std::vector<std::string> only;
     bool json = false;
     double timeout_s = 120;
+    int jobs = 2;
     // hidden: one measurement in this process
     std::string measure;
     std::string metric;
@@ -54,31 +56,6 @@ void measure_one(const CalibrateOptions& o) {
     out["metric"] = o.metric;
     out["value"] = compute_metric(o.metric, cfg.hw, k, r);
     std::cout << out.dump() << "\n";
-}
-
-// One metric of one config, in a child process.
-double run_metric(const std::string& exe, const std::string& config, const std::string& metric,
-                  const std::vector<std::string>& sets, double timeout_s) {
-    std::vector<std::string> args{"calibrate", "--measure", config, "--metric", metric};
-    for (const auto& s : sets) {
-        args.push_back("--set");
-        args.push_back(s);
-    }
-    const ChildResult c = run_child(exe, args, timeout_s);
-    if (c.timed_out) throw std::runtime_error(config + ": no result after " + std::to_string(int(timeout_s)) + " s (killed)");
-    if (c.exit_code != 0) {
-        std::string msg = c.err;
-        while (!msg.empty() && (msg.back() == '\n' || msg.back() == '\r')) msg.pop_back();
-        const auto nl = msg.rfind('\n');
-        if (nl != std::string::npos) msg = msg.substr(nl + 1);
-        if (msg.empty()) msg = "exit code " + std::to_string(c.exit_code);
-        throw std::runtime_error(config + ": " + msg);
-    }
-    try {
-        return json::parse(c.out).at("value").get<double>();
-    } catch (const std::exception& e) {
-        throw std::runtime_error(config + ": unreadable child output: " + e.what());
-    }
 }
 
 bool selected(const Measurement& m, const std::vector<std::string>& only) {
@@ -132,27 +109,52 @@ int calibrate(const CalibrateOptions& o) {
             throw ConfigError(set.file + ": row " + m.id + ": " + e.what());
         }
     }
-    const std::string exe = self_executable();
+    // Every row's simulations (and its baseline's) in one batch of child processes, then the rows
+    // scored in order.
     std::vector<CalibrationRow> rows;
+    std::vector<SimRequest> reqs;
+    std::vector<std::pair<size_t, bool>> need;  // (row, is its baseline)
     for (const auto& m : set.rows) {
         if (!selected(m, o.only)) continue;
         CalibrationRow row;
         row.m = m;
-        try {
-            const std::vector<std::string> sets = row_sets(m, o.sets);
-            if (m.metric == "hw_parameter") {
-                row.simulated = hw_params().at(m.parameter).get(load_run_config(m.config, parse_overrides(sets)).hw);
-            } else {
-                row.simulated = run_metric(exe, m.config, m.metric, sets, o.timeout_s);
-                if (m.baseline) row.simulated -= run_metric(exe, *m.baseline, m.metric, sets, o.timeout_s);
+        const Overrides sets = parse_overrides(row_sets(m, o.sets));
+        if (m.metric == "hw_parameter") {
+            try {
+                row.simulated = hw_params().at(m.parameter).get(load_run_config(m.config, sets).hw);
+                row.ran = true;
+            } catch (const std::exception& e) {
+                row.error = e.what();
             }
-            row.ran = true;
-        } catch (const std::exception& e) {
-            row.error = e.what();
+        } else {
+            for (const std::string* c : {&m.config, m.baseline ? &*m.baseline : nullptr}) {
+                if (!c) continue;
+                SimRequest r;
+                r.config = *c;
+                r.sets = sets;
+                r.want = SimRequest::Want::metric;
+                r.metric = m.metric;
+                need.emplace_back(rows.size(), c != &m.config);
+                reqs.push_back(std::move(r));
+            }
         }
-        score(row, set.tolerance_pct);
         rows.push_back(std::move(row));
     }
+    const std::vector<SimOutcome> runs = run_simulations(reqs, o.jobs, o.timeout_s);
+    std::vector<bool> failed(rows.size(), false);
+    for (size_t k = 0; k < runs.size(); ++k) {
+        CalibrationRow& row = rows[need[k].first];
+        if (failed[need[k].first]) continue;
+        if (!runs[k].ok) {
+            failed[need[k].first] = true;
+            row.ran = false;
+            row.error = reqs[k].config + ": " + runs[k].error;
+            continue;
+        }
+        row.simulated += need[k].second ? -runs[k].value : runs[k].value;
+        row.ran = true;
+    }
+    for (auto& row : rows) score(row, set.tolerance_pct);
     if (rows.empty()) throw ConfigError("--only matched no measurement id");
     json report = calibration_json(set, rows);
     const Provenance prov = calibration_provenance(set, o.sets, o.only);
@@ -179,6 +181,7 @@ void add_calibrate_command(CLI::App& app) {
                                       "hardware.* keys override the hardware preset, e.g. to try a parameter");
     cmd->add_option("--only", o->only, "run only the rows whose id starts with this (repeatable), e.g. M2");
     cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
+    add_jobs_option(*cmd, "-j,--jobs", o->jobs, "child processes run at once");
     add_real_option(*cmd, "--timeout", o->timeout_s, kTimeoutRange,
                     "seconds a row's run may take before it is killed and reported");
     // Hidden: the per-row child process.

@@ -25,16 +25,6 @@ namespace bnsim {
 
 namespace {
 
-// The report with "mode": "estimate" after "schedule", so readers cannot take it for a simulation.
-nlohmann::ordered_json mark_estimate(const nlohmann::ordered_json& report) {
-    nlohmann::ordered_json out;
-    for (auto it = report.begin(); it != report.end(); ++it) {
-        out[it.key()] = it.value();
-        if (it.key() == "schedule") out["mode"] = "estimate";
-    }
-    return out;
-}
-
 // The run's trace, never freed: the process ends with the run, and handing its tens of thousands
 // of instructions (three vectors each) back to the allocator one by one cost 14M instructions
 // at C=512 (as much as loading the config). Reachable from this static, so a leak checker does
@@ -94,7 +84,7 @@ void add_run_command(CLI::App& app) {
             profile_dir->commit();
         }
         auto report = run_report_json(cfg, k, r, *figures.get());
-        if (*estimate_only) report = mark_estimate(report);
+        if (*estimate_only) report = mark_estimate_report(report);
         if (*uncertainty)
             report["uncertainty"] =
                 latency_band(cfg, opts->config, parse_overrides(opts->sets), report["latency_ns"].get<double>(), 2, 300,

@@ -18,7 +18,7 @@
 #include "sim/sweep/results_dir.h"
 #include "sim/sweep/sweep_outputs.h"
 #include "sim/sweep/sweep_summary.h"
-#include "sim/sweep/worker_pool.h"
+#include "sim/runner/worker_pool.h"
 
 namespace bnsim {
 

@@ -1,7 +1,6 @@
 #pragma once
-// Predicts every measured point: each runs in its own child process of this bnsim (SystemC
-// elaborates once per process), `jobs` at a time.
-#include <functional>
+// Predicts every measured point: each simulation in its own child process (sim/runner), `jobs`
+// at a time. Call from one thread.
 #include <map>
 #include <string>
 #include <vector>
@@ -36,14 +35,5 @@ Overrides point_overrides(const MeasuredPoint& p, const PredictOptions& o, const
 void check_points(const MeasuredSet& set, const PredictOptions& o);
 
 std::vector<Prediction> predict(const MeasuredSet& set, const PredictOptions& o, const Overrides& extra = {});
-
-// `bnsim run CONFIG --json` with the overrides, in a child; throws std::runtime_error with the
-// child's last error line (and the exit code in `exit_code`, if given).
-// `estimate`: the child runs `bnsim run --estimate` (the list scheduler's timeline).
-nlohmann::json run_config_json(const std::string& config, const Overrides& ov, double timeout_s, int* exit_code = nullptr,
-                               bool estimate = false);
-
-// Calls f(0..n-1) on `jobs` threads (each call typically waits on a child process).
-void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& f);
 
 }  // namespace bnsim

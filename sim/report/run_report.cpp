@@ -565,4 +565,13 @@ void print_run_report(const json& r, std::ostream& out) {
     for (const auto& n : r["notes"]) out << "note        " << n.get<std::string>() << "\n";
 }
 
+nlohmann::ordered_json mark_estimate_report(const nlohmann::ordered_json& report) {
+    nlohmann::ordered_json out;
+    for (auto it = report.begin(); it != report.end(); ++it) {
+        out[it.key()] = it.value();
+        if (it.key() == "schedule") out["mode"] = "estimate";
+    }
+    return out;
+}
+
 }  // namespace bnsim

@@ -23,6 +23,10 @@ struct TraceFigures;
 std::shared_ptr<const TraceFigures> trace_figures(const HwConfig& hw, const Trace& trace);
 nlohmann::ordered_json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r,
                                        const TraceFigures& figures);
+// The report with "mode": "estimate" after "schedule", so readers cannot take it for a simulation
+// (`bnsim run --estimate`).
+nlohmann::ordered_json mark_estimate_report(const nlohmann::ordered_json& report);
+
 void print_run_report(const nlohmann::ordered_json& report, std::ostream& out);
 
 }  // namespace bnsim

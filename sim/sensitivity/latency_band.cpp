@@ -1,3 +1,4 @@
+#include "sim/runner/parallel_for.h"
 #include "sim/sensitivity/latency_band.h"
 
 #include <algorithm>
@@ -7,7 +8,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "sim/compare/predict.h"
+#include "sim/runner/simulation_runner.h"
 #include "configfile/number_text.h"
 #include "sim/sensitivity/uncertain_params.h"
 #include "sim/halton.h"
@@ -21,18 +22,21 @@ using json = nlohmann::ordered_json;
 json latency_band(const RunConfig& cfg, const std::string& config, const Overrides& sets, double latency_ns, int jobs,
                   double timeout_s, bool estimate) {
     const auto params = uncertain_params(cfg.hw);
-    std::vector<double> lat(2 * params.size(), latency_ns);
-    std::vector<std::string> err(lat.size());
-    parallel_for(lat.size(), jobs, [&](size_t i) {
+    std::vector<SimRequest> reqs(2 * params.size());
+    for (size_t i = 0; i < reqs.size(); ++i) {
         const auto& p = params[i / 2];
-        Overrides ov = sets;
-        ov.push_back(uncertain_override(p, i % 2 ? p.hi : p.lo));
-        try {
-            lat[i] = run_config_json(config, ov, timeout_s, nullptr, estimate).at("latency_ns").get<double>();
-        } catch (const std::exception& e) {
-            err[i] = e.what();
-        }
-    });
+        reqs[i].config = config;
+        reqs[i].sets = sets;
+        reqs[i].sets.push_back(uncertain_override(p, i % 2 ? p.hi : p.lo));
+        reqs[i].want = estimate ? SimRequest::Want::estimate_report : SimRequest::Want::report;
+    }
+    const std::vector<SimOutcome> outs = run_simulations(reqs, jobs, timeout_s);
+    std::vector<double> lat(reqs.size(), latency_ns);
+    std::vector<std::string> err(reqs.size());
+    for (size_t i = 0; i < reqs.size(); ++i) {
+        if (outs[i].ok) lat[i] = outs[i].report.at("latency_ns").get<double>();
+        else err[i] = outs[i].error;
+    }
     json b;
     b["latency_ns"] = latency_ns;
     double lo = latency_ns, hi = latency_ns;
@@ -108,14 +112,15 @@ void add_joint_band(json& b, const RunConfig& cfg, const std::string& config, co
     const size_t lo_k = kept[size_t(std::min_element(lat.begin(), lat.end()) - lat.begin())];
     const size_t hi_k = kept[size_t(std::max_element(lat.begin(), lat.end()) - lat.begin())];
     std::vector<double> confirmed(2, std::numeric_limits<double>::quiet_NaN());
-    parallel_for(2, jobs, [&](size_t e) {
-        Overrides ov = sets;
-        for (size_t i = 0; i < n; ++i) ov.push_back(uncertain_override(params[i], values[e ? hi_k : lo_k][i]));
-        try {
-            confirmed[e] = run_config_json(config, ov, timeout_s).at("latency_ns").get<double>();
-        } catch (const std::exception&) {
-        }
-    });
+    std::vector<SimRequest> ends(2);
+    for (size_t e = 0; e < 2; ++e) {
+        ends[e].config = config;
+        ends[e].sets = sets;
+        for (size_t i = 0; i < n; ++i) ends[e].sets.push_back(uncertain_override(params[i], values[e ? hi_k : lo_k][i]));
+    }
+    const std::vector<SimOutcome> end_runs = run_simulations(ends, jobs, timeout_s);
+    for (size_t e = 0; e < 2; ++e)
+        if (end_runs[e].ok) confirmed[e] = end_runs[e].report.at("latency_ns").get<double>();
     const double lo_est = *std::min_element(lat.begin(), lat.end()), hi_est = *std::max_element(lat.begin(), lat.end());
     b["min_ns"] = std::isfinite(confirmed[0]) ? std::min(confirmed[0], lo_est) : lo_est;
     b["max_ns"] = std::isfinite(confirmed[1]) ? std::max(confirmed[1], hi_est) : hi_est;

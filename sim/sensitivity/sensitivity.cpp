@@ -1,3 +1,4 @@
+#include "sim/runner/parallel_for.h"
 #include "sim/sensitivity/sensitivity.h"
 
 #include <algorithm>
@@ -14,8 +15,8 @@
 
 #include "configfile/config_error.h"
 #include "kernels/kernel_entry.h"
-#include "sim/compare/predict.h"
 #include "sim/decision/decision_grid.h"
+#include "sim/runner/simulation_runner.h"
 #include "sim/report/decimal_text.h"
 #include "sim/report/html_text.h"
 #include "configfile/input_file.h"
@@ -121,26 +122,27 @@ json sensitivity(const SensitivityOptions& o) {
         }
     }
     // The config's own latency and binding units in each scenario, and at each interior point: a
-    // full simulation, each in its own child process.
+    // full simulation, each in its own child process (forked before the ranking's threads start).
     const size_t n_runs = sc.size() + interior.size();
-    std::vector<nlohmann::json> full(n_runs);
-    std::vector<std::string> full_error(n_runs);
-    // Run meanwhile, beside the ranking below (which uses this process: one core).
-    std::thread sims([&] { parallel_for(n_runs, o.jobs, [&](size_t si) {
-        Overrides ov = base_sets;
+    std::vector<SimRequest> reqs(n_runs);
+    for (size_t si = 0; si < n_runs; ++si) {
+        reqs[si].config = o.config;
+        reqs[si].sets = base_sets;
         if (si >= sc.size()) {
             const Interior& in = interior[si - sc.size()];
-            ov.push_back(uncertain_override(params[in.param], in.value));
+            reqs[si].sets.push_back(uncertain_override(params[in.param], in.value));
         } else if (sc[si].param >= 0) {
             const auto& p = params[size_t(sc[si].param)];
-            ov.push_back(uncertain_override(p, sc[si].high ? p.hi : p.lo));
+            reqs[si].sets.push_back(uncertain_override(p, sc[si].high ? p.hi : p.lo));
         }
-        try {
-            full[si] = run_config_json(o.config, ov, o.timeout_s);
-        } catch (const std::exception& e) {
-            full_error[si] = e.what();
-        }
-    }); });
+    }
+    const std::vector<SimOutcome> runs = run_simulations(reqs, o.jobs, o.timeout_s);
+    std::vector<nlohmann::json> full(n_runs);
+    std::vector<std::string> full_error(n_runs);
+    for (size_t si = 0; si < n_runs; ++si) {
+        if (runs[si].ok) full[si] = runs[si].report;
+        else full_error[si] = runs[si].error;
+    }
     const double nan = std::numeric_limits<double>::quiet_NaN();
     std::vector<Ranking> rank(sc.size());
     auto rank_scenario = [&](size_t si) {
@@ -182,7 +184,6 @@ json sensitivity(const SensitivityOptions& o) {
             rank_error[si] = std::current_exception();
         }
     });
-    sims.join();
     for (const auto& e : rank_error)
         if (e) std::rethrow_exception(e);
     if (!full_error[0].empty()) throw std::runtime_error("simulating " + o.config + ": " + full_error[0]);

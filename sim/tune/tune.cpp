@@ -1,3 +1,4 @@
+#include "sim/runner/parallel_for.h"
 #include "sim/tune/tune.h"
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 #include "configfile/config_error.h"
 #include "configfile/number_text.h"
 #include "kernels/kernel_entry.h"
-#include "sim/compare/predict.h"
+#include "sim/runner/simulation_runner.h"
 #include "sim/config/run_config.h"
 #include "sim/report/decimal_text.h"
 #include "sim/sensitivity/joint_sample.h"
@@ -191,17 +192,19 @@ TuneReport tune(const TuneOptions& o) {
     }
 
     // 3. Confirm each in full simulation, in child processes (SystemC elaborates once per process).
+    std::vector<SimRequest> reqs(cand.size());
+    for (size_t i = 0; i < cand.size(); ++i) {
+        reqs[i].config = o.config;
+        reqs[i].sets = base_sets;
+        reqs[i].sets.insert(reqs[i].sets.end(), cand[i].sets.begin(), cand[i].sets.end());
+    }
+    const std::vector<SimOutcome> runs = run_simulations(reqs, o.jobs, o.timeout_s);
     std::vector<nlohmann::json> full(cand.size());
     std::vector<std::string> full_error(cand.size());
-    parallel_for(cand.size(), o.jobs, [&](size_t i) {
-        Overrides ov = base_sets;
-        ov.insert(ov.end(), cand[i].sets.begin(), cand[i].sets.end());
-        try {
-            full[i] = run_config_json(o.config, ov, o.timeout_s);
-        } catch (const std::exception& e) {
-            full_error[i] = e.what();
-        }
-    });
+    for (size_t i = 0; i < cand.size(); ++i) {
+        if (runs[i].ok) full[i] = runs[i].report;
+        else full_error[i] = runs[i].error;
+    }
     const size_t own_cand = cand.size() - 1;
     if (!full_error[own_cand].empty())
         throw std::runtime_error("simulating " + o.config + ": " + full_error[own_cand]);

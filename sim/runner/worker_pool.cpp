@@ -1,4 +1,4 @@
-#include "sim/sweep/worker_pool.h"
+#include "sim/runner/worker_pool.h"
 
 #include <fcntl.h>
 #include <poll.h>

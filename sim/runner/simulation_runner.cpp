@@ -1,0 +1,162 @@
+#include "sim/runner/simulation_runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <new>
+#include <thread>
+
+#include "configfile/config_error.h"
+#include "sim/calibration/metrics.h"
+#include "sim/calibration/subprocess.h"
+#include "sim/report/provenance.h"
+#include "sim/report/run_report.h"
+#include "sim/runner/worker_pool.h"
+#include "sim/schedule/schedule.h"
+#include "sim/simulate.h"
+
+namespace bnsim {
+
+using json = nlohmann::json;
+
+namespace {
+
+// The message `bnsim run` would end with for this exception (sim/main.cpp's wording), so an
+// outcome's error reads the same whichever kind of child produced it.
+std::string error_line(const std::exception_ptr& e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const ConfigError& x) {
+        return std::string("bnsim: config error: ") + x.what();
+    } catch (const KernelError& x) {
+        return std::string("bnsim: ") + x.what();
+    } catch (const std::bad_alloc&) {
+        return "bnsim: out of memory: the input needs more than this machine has; expected a smaller shape or grid";
+    } catch (const std::filesystem::filesystem_error& x) {
+        return "bnsim: " + x.path1().string() + ": " + x.code().message();
+    } catch (const std::exception& x) {
+        return std::string("bnsim: error: ") + x.what();
+    } catch (...) {
+        return "bnsim: error: unknown exception";
+    }
+}
+
+std::string last_line(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+    const auto nl = s.rfind('\n');
+    return nl == std::string::npos ? s : s.substr(nl + 1);
+}
+
+// The same request as a fresh bnsim process (`run --json` or `calibrate --measure`), for a
+// parent that has simulated itself.
+SimOutcome run_simulation_exec(const SimRequest& r, double timeout_s) {
+    std::vector<std::string> args;
+    if (r.want == SimRequest::Want::metric) args = {"calibrate", "--measure", r.config, "--metric", r.metric};
+    else args = {"run", r.config, "--json"};
+    if (r.want == SimRequest::Want::estimate_report) args.push_back("--estimate");
+    for (const auto& [k, v] : r.sets) args.insert(args.end(), {"--set", k + "=" + v});
+    const ChildResult c = run_child(self_executable(), args, timeout_s);
+    SimOutcome o;
+    if (c.timed_out) {
+        o.error = "no result after " + std::to_string(int(timeout_s)) + " s (killed)";
+        return o;
+    }
+    if (c.exit_code != 0) {
+        o.error = last_line(c.err);
+        if (o.error.empty()) o.error = "exit code " + std::to_string(c.exit_code);
+        return o;
+    }
+    try {
+        const json j = json::parse(c.out);
+        if (r.want == SimRequest::Want::metric) o.value = j.at("value").get<double>();
+        else o.report = j;
+        o.ok = true;
+    } catch (const std::exception& e) {
+        o.error = std::string("unreadable child output: ") + e.what();
+    }
+    return o;
+}
+
+}  // namespace
+
+SimOutcome run_simulation_here(const SimRequest& r) {
+    SimOutcome o;
+    try {
+        const RunConfig cfg = load_run_config(r.config, r.sets);
+        const GeneratedKernel k = cfg.generate();
+        SimOptions so;
+        so.policy = cfg.schedule;
+        const bool est = r.want == SimRequest::Want::estimate_report;
+        if (est && cfg.schedule != SchedulePolicy::list)
+            throw ConfigError("--estimate reports the list scheduler's timeline: it needs schedule: list, not " +
+                              std::string(schedule_policy_name(cfg.schedule)));
+        const SimResult res = est ? estimate(cfg.hw, k.trace) : simulate(cfg.hw, k.trace, so);
+        if (r.want == SimRequest::Want::metric) {
+            o.value = compute_metric(r.metric, cfg.hw, k, res);
+        } else {
+            nlohmann::ordered_json rep = run_report_json(cfg, k, res);
+            if (est) rep = mark_estimate_report(rep);
+            rep["provenance"] = provenance_of(cfg).json();
+            o.report = json::parse(rep.dump());  // the object `bnsim run --json` prints
+        }
+        o.ok = true;
+    } catch (...) {
+        o.error = error_line(std::current_exception());
+    }
+    return o;
+}
+
+std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests, int jobs, double timeout_s) {
+    std::vector<SimOutcome> out(requests.size());
+    if (requests.empty()) return out;
+    if (simulated_in_this_process()) {
+        // This process's SystemC kernel is elaborated: fresh processes, one thread each waiting.
+        std::vector<std::thread> threads;
+        std::atomic<size_t> next{0};
+        const int n = std::max(1, std::min<int>(jobs, int(requests.size())));
+        for (int t = 0; t < n; ++t)
+            threads.emplace_back([&] {
+                for (size_t i; (i = next++) < requests.size();) out[i] = run_simulation_exec(requests[i], timeout_s);
+            });
+        for (auto& t : threads) t.join();
+        return out;
+    }
+    PoolOptions po;
+    po.jobs = jobs;
+    po.timeout_s = timeout_s;
+    run_pool(
+        requests.size(), po,
+        [&](size_t i) {
+            const SimOutcome o = run_simulation_here(requests[i]);
+            json j;
+            j["ok"] = o.ok;
+            if (!o.ok) j["error"] = o.error;
+            else if (requests[i].want == SimRequest::Want::metric) j["value"] = o.value;
+            else j["report"] = o.report;
+            return j.dump();
+        },
+        [&](size_t i, const JobResult& jr) {
+            SimOutcome& o = out[i];
+            if (jr.kind == JobResult::Kind::timed_out) {
+                o.error = "no result after " + std::to_string(int(timeout_s)) + " s (killed)";
+                return;
+            }
+            if (jr.kind != JobResult::Kind::done) {
+                o.error = "the simulation " + describe_crash(jr);
+                return;
+            }
+            try {
+                const json j = json::parse(jr.payload);
+                o.ok = j.at("ok").get<bool>();
+                if (!o.ok) o.error = j.at("error").get<std::string>();
+                else if (requests[i].want == SimRequest::Want::metric) o.value = j.at("value").get<double>();
+                else o.report = j.at("report");
+            } catch (const std::exception& e) {
+                o.ok = false;
+                o.error = std::string("unreadable result from the child: ") + e.what();
+            }
+        });
+    return out;
+}
+
+}  // namespace bnsim

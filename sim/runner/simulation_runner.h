@@ -1,0 +1,40 @@
+#pragma once
+// The one way the applications simulate many points (tune, sensitivity, the uncertainty bands,
+// compare, fit, calibrate): each point in its own child process, since SystemC elaborates once
+// per process, forked from this already loaded process (no exec, no start-up), at most `jobs` at
+// a time, each with a timeout and crash isolation (sim/runner/worker_pool.h). A child loads the
+// run config, traces, simulates (or estimates) and sends back the run report or one calibration
+// metric; the parent gets one outcome per request, in request order.
+//
+// Call it from one thread only (forking a process whose other threads hold locks is unsafe).
+// Once this process has simulated itself (bnsim run --uncertainty), a forked child would inherit
+// the elaborated SystemC kernel, so the children are then fresh bnsim processes instead.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/run_config.h"
+
+namespace bnsim {
+
+struct SimRequest {
+    std::string config;
+    Overrides sets;
+    enum class Want { report, estimate_report, metric } want = Want::report;
+    std::string metric;  // Want::metric: a calibration metric's name (sim/calibration/metrics.h)
+};
+
+struct SimOutcome {
+    bool ok = false;
+    std::string error;    // one line: the config's or the kernel's refusal, a deadlock, a crash, a timeout
+    nlohmann::json report;  // report / estimate_report: `bnsim run --json` (or `--estimate --json`)'s object
+    double value = 0;       // metric: its value
+};
+
+std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests, int jobs, double timeout_s);
+
+// One request's outcome, computed in this process (what a child runs). Never throws.
+SimOutcome run_simulation_here(const SimRequest& request);
+
+}  // namespace bnsim
