@@ -2,6 +2,7 @@
 // to measured points within their allowed ranges and writes a hardware preset with the fitted
 // values and their provenance.
 #include <iomanip>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -30,13 +31,20 @@ struct FitCommandOptions {
     FitOptions fit;
 };
 
+// Two spellings of one file (configs/hw/trn2.yaml, configs/calibration/../hw/trn2.yaml).
+bool same_file(const std::string& a, const std::string& b) {
+    std::error_code ea, eb;
+    const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+    return ea || eb ? a == b : ca == cb;
+}
+
 // The hardware every point runs with (they must share one preset: the fit writes one).
 RunConfig shared_hw_config(const MeasuredSet& set, const PredictOptions& po) {
     std::optional<RunConfig> first;
     for (const auto& p : set.points) {
         RunConfig c = load_run_config(point_config(p, po), point_overrides(p, po));
         if (!first) first = std::move(c);
-        else if (c.hw_file != first->hw_file)
+        else if (!same_file(c.hw_file, first->hw_file))
             throw ConfigError(set.file + ": points run on different hardware presets (" + first->hw_file + ", " +
                               c.hw_file + "); fit one preset at a time");
     }
