@@ -163,3 +163,19 @@ TEST_CASE("fit: bad parameter names and bounds exit 2") {
     CHECK(st == 2);
     CHECK(out.find("expected NAME=LO:HI") != std::string::npos);
 }
+
+TEST_CASE("fit takes two spellings of one hardware preset as one preset") {
+    // Two run configs naming configs/hw/trn2.yaml by different relative paths (the public dataset's
+    // calibration configs and its NKI rows do): one preset, so the fit runs.
+    const std::string dir = fit_dir("two-spellings");
+    std::filesystem::create_directories(dir + "/sub");
+    const std::string body = "kernel: dma_copy\ndma_copy: {partitions: 128, free: 512, dtype: bfloat16}\n";
+    std::ofstream(dir + "/a.yaml") << "hardware: " << kSrc << "/configs/hw/trn2.yaml\n" << body;
+    std::ofstream(dir + "/sub/b.yaml") << "hardware: " << kSrc << "/configs/hw/../hw/trn2.yaml\n" << body;
+    std::ofstream(dir + "/m.csv") << "id,config,latency_us\nA," << dir << "/a.yaml,12\nB," << dir << "/sub/b.yaml,12\n";
+    int st = 0;
+    const std::string out = test::bnsim_output("fit " + dir + "/m.csv --params launch.fixed_ns=5000:15000 --json --max-evals 4", &st);
+    INFO(out);
+    REQUIRE(st == 0);
+    CHECK(json::parse(out)["params"][0]["name"] == "launch.fixed_ns");
+}
