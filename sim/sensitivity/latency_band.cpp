@@ -1,4 +1,3 @@
-#include "sim/runner/parallel_for.h"
 #include "sim/sensitivity/latency_band.h"
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "sim/runner/parallel_for.h"
 #include "sim/runner/simulation_runner.h"
 #include "configfile/number_text.h"
 #include "sim/sensitivity/uncertain_params.h"

@@ -1,4 +1,3 @@
-#include "sim/runner/parallel_for.h"
 #include "sim/sensitivity/sensitivity.h"
 
 #include <algorithm>
@@ -6,9 +5,7 @@
 #include <cmath>
 #include <iomanip>
 #include <map>
-#include <mutex>
 #include <sstream>
-#include <thread>
 
 #include <limits>
 #include <optional>
@@ -16,6 +13,7 @@
 #include "configfile/config_error.h"
 #include "kernels/kernel_entry.h"
 #include "sim/decision/decision_grid.h"
+#include "sim/runner/parallel_for.h"
 #include "sim/runner/simulation_runner.h"
 #include "sim/report/decimal_text.h"
 #include "sim/report/html_text.h"

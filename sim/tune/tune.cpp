@@ -1,4 +1,3 @@
-#include "sim/runner/parallel_for.h"
 #include "sim/tune/tune.h"
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include "configfile/config_error.h"
 #include "configfile/number_text.h"
 #include "kernels/kernel_entry.h"
+#include "sim/runner/parallel_for.h"
 #include "sim/runner/simulation_runner.h"
 #include "sim/config/run_config.h"
 #include "sim/report/decimal_text.h"
