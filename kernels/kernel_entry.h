@@ -4,9 +4,12 @@
 // (std::any) and hand them back to the entry's functions.
 #include <any>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "kernels/kernel_summary.h"
 #include "kernels/kernel_target.h"
@@ -47,6 +50,10 @@ struct KernelEntry {
     Overrides auto_overrides;  // the --set pairs that leave every decision to the kernel
     // The fields of GeneratedKernel::summary, in order (reports print them as "kernel_summary").
     std::vector<SummaryField> summary_fields;
+
+    // The kernel's own lines in the `bnsim run` and `bnsim trace` text reports, printed after
+    // the kernel line from the report's JSON (e.g. batch_norm_bwd's memory config); unset: none.
+    std::function<void(const nlohmann::ordered_json& report, std::ostream& out)> print_run_lines, print_trace_lines;
 
     const KernelNumerics* numerics = nullptr;  // bnsim validate support; nullptr: timing only
 };

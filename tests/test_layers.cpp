@@ -85,6 +85,26 @@ TEST_CASE("layers: the simulator library includes none of its applications' comm
     }
 }
 
+TEST_CASE("layers: the generic layers print no kernel's own fields") {
+    // A kernel's decisions and summary fields (batch_norm_bwd's f_tile, interleave, ...) reach the
+    // reports through the kernel's entry (summary fields, its report lines); a string in generic
+    // code that names one is a report printing a kernel's field by name. Comments may name them.
+    const std::regex field(R"("[^"]*\b(f_tile|interleave|direct_x_residency|n_sp_tiles|replication)\b[^"]*")");
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / "sim")) {
+        if (!e.is_regular_file()) continue;
+        std::ifstream f(e.path());
+        std::string line;
+        int n = 0;
+        while (std::getline(f, line)) {
+            ++n;
+            const auto comment = line.find("//");
+            const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
+            INFO(e.path().string() << ":" << n << ": " << line);
+            CHECK_FALSE(std::regex_search(code, field));
+        }
+    }
+}
+
 TEST_CASE("layers: the generic layers name no kernel") {
     const std::regex kernel_name(R"(batch_norm|bn::)");
     for (const char* layer : {"sim", "models", "trace", "numerics"})

@@ -11,7 +11,7 @@ namespace bnsim {
 GridAxis parse_axis(const std::string& spec) {
     const auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-        throw ConfigError("--axis " + excerpt(spec, 80) + ": expected KEY=V1,V2,... (e.g. memory.interleave=1,2,4)");
+        throw ConfigError("--axis " + excerpt(spec, 80) + ": expected KEY=V1,V2,... (e.g. shape.C=64,128)");
     GridAxis a;
     a.key = spec.substr(0, eq);
     if (a.key.size() > 200) throw ConfigError("--axis " + excerpt(spec, 80) + ": expected a dotted key of a run config");

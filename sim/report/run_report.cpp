@@ -1,6 +1,8 @@
 #include "sim/config/run_config.h"
 #include "sim/report/run_report.h"
 
+#include "kernels/kernel_entry.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -502,15 +504,7 @@ std::string pct(double f) {
 void print_run_report(const json& r, std::ostream& out) {
     out << "kernel      " << r["kernel"].get<std::string>() << " on " << r["hardware"].get<std::string>()
         << ", lnc=" << r["lnc"] << ", schedule=" << r["schedule"].get<std::string>() << "\n";
-    if (r.contains("memory_config")) {
-        const json& m = r["memory_config"];
-        out << "memory      f_tile=" << m["f_tile"] << " interleave=" << m["interleave"]
-            << " replication=" << m["replication"]
-            << " direct_x_residency=" << (m["direct_x_residency"].get<bool>() ? "on" : "off") << " ("
-            << m["source"].get<std::string>() << ")";
-        if (r.contains("sharding")) out << ", sharding " << r["sharding"]["mode"].get<std::string>();
-        out << "\n";
-    }
+    if (const KernelEntry* e = find_kernel(r["kernel"].get<std::string>()); e && e->print_run_lines) e->print_run_lines(r, out);
     out << "latency     " << us(r["latency_ns"].get<double>()) << " (kernel " << us(r["kernel_ns"].get<double>())
         << " + launch " << us(r["launch_ns"].get<double>()) << "), " << r["instructions"] << " instructions\n";
     out << "phases\n";

@@ -1,6 +1,8 @@
 #include "sim/config/run_config.h"
 #include "sim/report/trace_report.h"
 
+#include "kernels/kernel_entry.h"
+
 #include <iomanip>
 #include <ostream>
 
@@ -47,26 +49,7 @@ static std::string mib(uint64_t b) {
 void print_trace_report(const json& r, std::ostream& out) {
     out << "kernel      " << r["kernel"].get<std::string>() << " on " << r["hardware"].get<std::string>()
         << ", lnc=" << r["lnc"] << "\n";
-    if (r.contains("memory_config")) {
-        const json& m = r["memory_config"];
-        out << "memory      f_tile=" << m["f_tile"] << " interleave=" << m["interleave"]
-            << " n_sp_tiles=" << m["n_sp_tiles"] << " replication=" << m["replication"]
-            << " direct_x_residency=" << (m["direct_x_residency"].get<bool>() ? "on" : "off") << " ("
-            << m["source"].get<std::string>() << ")\n";
-    }
-    if (r.contains("sharding")) {
-        const json& s = r["sharding"];
-        out << "sharding    " << s["mode"].get<std::string>() << " (" << s["n_c_tiles"] << " channel tiles)\n";
-        for (const auto& c : s["cores"]) {
-            out << "  core " << c["core"] << ": channel tiles [" << c["channel_tiles"][0] << ", "
-                << c["channel_tiles"][1] << "), batches [" << c["batches"][0] << ", " << c["batches"][1]
-                << "), " << c["units"] << " units";
-            if (c.contains("sbuf_phase1_bytes"))
-                out << ", SBUF/partition phase 1 " << c["sbuf_phase1_bytes"] << " B, phase 2 "
-                    << c["sbuf_phase2_bytes"] << " B";
-            out << "\n";
-        }
-    }
+    if (const KernelEntry* e = find_kernel(r["kernel"].get<std::string>()); e && e->print_trace_lines) e->print_trace_lines(r, out);
     if (r.contains("sbuf_bytes"))
         out << "sbuf        budget " << r["sbuf_bytes"]["budget"] << " B/partition\n";
     const json& i = r["instructions"];

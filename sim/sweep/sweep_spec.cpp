@@ -104,7 +104,7 @@ std::vector<std::string> axis_values(const Reader& r, const std::string& key, co
 
 void check_key(const Reader& r, const YAML::Node& n, const std::string& key) {
     if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
-        r.fail(n, key.empty() ? "(empty key)" : key, "expected a dotted key such as memory.f_tile or hardware.hbm.bandwidth_gbps");
+        r.fail(n, key.empty() ? "(empty key)" : key, "expected a dotted key such as shape.C or hardware.hbm.bandwidth_gbps");
 }
 
 // Every combination of the axes, first axis outermost.
