@@ -51,6 +51,9 @@ struct KernelEntry {
     // The fields of GeneratedKernel::summary, in order (reports print them as "kernel_summary").
     std::vector<SummaryField> summary_fields;
 
+    // The kernel's own fields of the `bnsim run` report's JSON (after "schedule"), from the
+    // generated kernel; unset: none.
+    std::function<void(const GeneratedKernel& k, nlohmann::ordered_json& report)> add_run_fields;
     // The kernel's own lines in the `bnsim run` and `bnsim trace` text reports, printed after
     // the kernel line from the report's JSON (e.g. batch_norm_bwd's memory config); unset: none.
     std::function<void(const nlohmann::ordered_json& report, std::ostream& out)> print_run_lines, print_trace_lines;

@@ -44,6 +44,11 @@ struct GeneratedKernel {
     // between iterations of an affine_range loop, which the compiler may reorder); one line each,
     // naming both source lines. `bnsim validate` reports them.
     std::vector<std::string> source_races;
+    // What a calibration measurement times (bnsim calibrate's instruction_ns, dma_efficiency):
+    // the instructions the kernel marks as measured, in program order, and the bytes they move
+    // (0: not given). Empty for kernels that mark none.
+    std::vector<uint32_t> measured_instructions;
+    uint64_t measured_bytes = 0;
 };
 
 }  // namespace bnsim

@@ -85,11 +85,14 @@ TEST_CASE("layers: the simulator library includes none of its applications' comm
     }
 }
 
-TEST_CASE("layers: the generic layers print no kernel's own fields") {
+TEST_CASE("layers: the generic layers print no kernel's own fields and read no kernel info by key") {
     // A kernel's decisions and summary fields (batch_norm_bwd's f_tile, interleave, ...) reach the
     // reports through the kernel's entry (summary fields, its report lines); a string in generic
     // code that names one is a report printing a kernel's field by name. Comments may name them.
     const std::regex field(R"("[^"]*\b(f_tile|interleave|direct_x_residency|n_sp_tiles|replication)\b[^"]*")");
+    // Nor does generic code read a generated kernel's `info` by key: what it needs is typed
+    // (KernelSummary, GeneratedKernel::measured_instructions) or the entry's to add.
+    const std::regex info_key(R"re(\binfo(\[|\.contains\(|\.at\(|\.value\()")re");
     for (const auto& e : fs::recursive_directory_iterator(kRoot / "sim")) {
         if (!e.is_regular_file()) continue;
         std::ifstream f(e.path());
@@ -101,6 +104,7 @@ TEST_CASE("layers: the generic layers print no kernel's own fields") {
             const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
             INFO(e.path().string() << ":" << n << ": " << line);
             CHECK_FALSE(std::regex_search(code, field));
+            CHECK_FALSE(std::regex_search(code, info_key));
         }
     }
 }

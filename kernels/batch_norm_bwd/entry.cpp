@@ -5,7 +5,7 @@
 
 #include "kernels/batch_norm_bwd/batch_norm_bwd.h"
 #include "kernels/batch_norm_bwd/numerics/numerics_entry.h"
-#include "kernels/batch_norm_bwd/report_lines.h"
+#include "kernels/batch_norm_bwd/report_part.h"
 #include "kernels/kernel_entry.h"
 #include "configfile/config_node.h"
 
@@ -89,6 +89,7 @@ const KernelEntry& kernel_entry() {
                            {"memory.interleave", "integer", {"1", "2", "3", "4", "5", "6", "7", "8"}},
                            {"memory.direct_x_residency", "boolean", {"true", "false"}}};
         k.tune_axes = tune_axes;
+        k.add_run_fields = add_run_fields;
         k.print_run_lines = print_run_lines;
         k.print_trace_lines = print_trace_lines;
         k.auto_overrides = {{"memory", "auto"}};

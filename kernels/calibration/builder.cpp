@@ -105,6 +105,8 @@ GeneratedKernel Builder::finish() {
     derive_dependencies(out_.trace);
     auto& c = out_.info["calibration"];
     c["measured_instructions"] = measured_;
+    out_.measured_instructions = measured_;
+    if (c.contains("bytes")) out_.measured_bytes = c["bytes"].get<uint64_t>();
     out_.summary.set("measured_instructions", int64_t(measured_.size()));
     return std::move(out_);
 }

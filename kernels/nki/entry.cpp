@@ -201,6 +201,8 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
                 if (in.is_dma()) bytes += in.dsts[0].region.bytes();
             }
         if (!ids.empty()) g.info["calibration"] = {{"measured_instructions", ids}, {"bytes", bytes}};
+        for (const auto& id : ids) g.measured_instructions.push_back(id.get<uint32_t>());
+        g.measured_bytes = bytes;
     }
     const json& i = tf.info;
     if (i.contains("loop_races") && i["loop_races"].is_array())

@@ -8,10 +8,8 @@ namespace bnsim {
 
 namespace {
 
-std::vector<uint32_t> measured_ids(const GeneratedKernel& k) {
-    std::vector<uint32_t> ids;
-    if (k.info.contains("calibration") && k.info["calibration"].contains("measured_instructions"))
-        ids = k.info["calibration"]["measured_instructions"].get<std::vector<uint32_t>>();
+const std::vector<uint32_t>& measured_ids(const GeneratedKernel& k) {
+    const std::vector<uint32_t>& ids = k.measured_instructions;
     if (ids.empty()) throw std::runtime_error(k.trace.kernel + ": the kernel marks no measured instruction");
     return ids;
 }
@@ -44,7 +42,8 @@ double compute_metric(const std::string& metric, const HwConfig& hw, const Gener
     if (metric == "kernel_ns") return r.kernel_ns;
     if (metric == "instruction_ns") return measured_span(k, r);
     if (metric == "dma_efficiency") {
-        const double bytes = k.info.at("calibration").at("bytes").get<double>();
+        if (k.measured_bytes == 0) throw std::runtime_error(k.trace.kernel + ": the kernel gives no measured bytes");
+        const double bytes = double(k.measured_bytes);
         const double peak = hw.dma.engines_per_core * hw.dma.engine_bandwidth_gbps;  // B/ns
         if (r.kernel_ns <= 0) throw std::runtime_error("the run took no time");
         return bytes / r.kernel_ns / peak;

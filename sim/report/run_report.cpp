@@ -300,8 +300,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
     j["hardware"] = cfg.hw.name;
     j["lnc"] = cfg.lnc;
     j["schedule"] = r.policy;
-    if (k.info.contains("memory_config")) j["memory_config"] = k.info["memory_config"];
-    if (k.info.contains("sharding")) j["sharding"] = {{"mode", k.info["sharding"]["mode"]}};
+    if (cfg.entry && cfg.entry->add_run_fields) cfg.entry->add_run_fields(k, j);
     j["latency_ns"] = ps(r.latency_ns);
     j["kernel_ns"] = ps(r.kernel_ns);
     j["launch_ns"] = ps(cfg.hw.launch.fixed_ns);

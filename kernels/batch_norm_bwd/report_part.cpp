@@ -1,8 +1,13 @@
-#include "kernels/batch_norm_bwd/report_lines.h"
+#include "kernels/batch_norm_bwd/report_part.h"
 
 namespace bnsim::bn {
 
 using json = nlohmann::ordered_json;
+
+void add_run_fields(const GeneratedKernel& k, json& j) {
+    if (k.info.contains("memory_config")) j["memory_config"] = k.info["memory_config"];
+    if (k.info.contains("sharding")) j["sharding"] = {{"mode", k.info["sharding"]["mode"]}};
+}
 
 void print_run_lines(const json& r, std::ostream& out) {
     if (!r.contains("memory_config")) return;
