@@ -2,16 +2,13 @@
 // Exit status: 0 success, 1 a failed check (validate, calibrate) or an internal error,
 // 2 bad input or command-line usage.
 #include <cstdlib>
-#include <filesystem>
-#include <new>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "kernels/kernel_target.h"
 #include "sim/commands/command.h"
-#include "configfile/config_error.h"
-#include "sim/output/output_file.h"
+#include "sim/error_line.h"
 #include "sim/commands/unknown_command.h"
 #include "sim/report/provenance.h"
 
@@ -51,25 +48,10 @@ int main(int argc, char** argv) {
             if (c == '\n') c = ' ';
         std::cerr << "bnsim: " << m << " (--help lists the options)\n";
         return 2;
-    } catch (const bnsim::ConfigError& e) {
-        std::cerr << "bnsim: config error: " << e.what() << "\n";
-        return 2;
-    } catch (const bnsim::UsageError& e) {
-        std::cerr << "bnsim: " << e.what() << "\n";
-        return 2;
-    } catch (const bnsim::KernelError& e) {
-        std::cerr << "bnsim: " << e.what() << "\n";
-        return 2;
-    } catch (const std::bad_alloc&) {
-        // Inputs are sized before work starts; this is the backstop, in bnsim's words.
-        std::cerr << "bnsim: out of memory: the input needs more than this machine has; expected a smaller shape or grid\n";
-        return 2;
-    } catch (const std::filesystem::filesystem_error& e) {
-        std::cerr << "bnsim: " << e.path1().string() << ": " << e.code().message() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "bnsim: error: " << e.what() << "\n";
-        return 1;
+    } catch (...) {
+        const bnsim::ErrorLine e = bnsim::error_line(std::current_exception());
+        std::cerr << e.text << "\n";
+        return e.exit_code;
     }
     return 0;
 }

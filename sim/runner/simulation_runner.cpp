@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
-#include <new>
 #include <thread>
 
 #include "configfile/config_error.h"
+#include "sim/error_line.h"
 #include "sim/calibration/metrics.h"
 #include "sim/calibration/subprocess.h"
 #include "sim/report/provenance.h"
@@ -20,26 +19,6 @@ namespace bnsim {
 using json = nlohmann::json;
 
 namespace {
-
-// The message `bnsim run` would end with for this exception (sim/main.cpp's wording), so an
-// outcome's error reads the same whichever kind of child produced it.
-std::string error_line(const std::exception_ptr& e) {
-    try {
-        std::rethrow_exception(e);
-    } catch (const ConfigError& x) {
-        return std::string("bnsim: config error: ") + x.what();
-    } catch (const KernelError& x) {
-        return std::string("bnsim: ") + x.what();
-    } catch (const std::bad_alloc&) {
-        return "bnsim: out of memory: the input needs more than this machine has; expected a smaller shape or grid";
-    } catch (const std::filesystem::filesystem_error& x) {
-        return "bnsim: " + x.path1().string() + ": " + x.code().message();
-    } catch (const std::exception& x) {
-        return std::string("bnsim: error: ") + x.what();
-    } catch (...) {
-        return "bnsim: error: unknown exception";
-    }
-}
 
 std::string last_line(std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
@@ -101,7 +80,7 @@ SimOutcome run_simulation_here(const SimRequest& r) {
         }
         o.ok = true;
     } catch (...) {
-        o.error = error_line(std::current_exception());
+        o.error = error_line(std::current_exception()).text;
     }
     return o;
 }
