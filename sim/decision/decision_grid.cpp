@@ -8,6 +8,14 @@
 
 namespace bnsim {
 
+std::vector<GridAxis> decision_axes_of(const RunConfig& cfg) {
+    const KernelEntry& e = *cfg.entry;
+    std::vector<GridAxis> axes;
+    for (const auto& a : e.tune_axes ? e.tune_axes(cfg.kernel_params, cfg.target()) : e.decision_axes)
+        if (!a.values.empty()) axes.push_back({a.key, a.values});
+    return axes;
+}
+
 GridAxis parse_axis(const std::string& spec) {
     const auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
@@ -51,23 +59,29 @@ std::vector<GridPoint> grid_points(const std::vector<GridAxis>& axes, size_t max
                 GridPoint q = p;
                 q.values[a.key] = v;
                 q.sets.emplace_back(a.key, v);
-                q.label += (q.label.empty() ? "" : " ") + axis_field(a.key) + "=" + v;
                 next.push_back(std::move(q));
             }
         pts = std::move(next);
     }
+    for (auto& p : pts) p.label = grid_label(axes, p.values);
     return pts;
 }
 
-std::string choice_label(const KernelSummary& s, const std::vector<GridAxis>& axes) {
+std::string grid_label(const std::vector<GridAxis>& axes, const std::map<std::string, std::string>& values) {
     std::string out;
-    for (const auto& a : axes) {
-        const std::string field = axis_field(a.key);
-        if (const SummaryValue* v = s.find(field)) {
-            const bool* b = std::get_if<bool>(v);  // spelt as in the grid's labels
-            out += (out.empty() ? "" : " ") + field + "=" + (b ? (*b ? "true" : "false") : to_text(*v));
+    for (const auto& a : axes)
+        if (const auto it = values.find(a.key); it != values.end())
+            out += (out.empty() ? "" : " ") + axis_field(a.key) + "=" + it->second;
+    return out;
+}
+
+std::map<std::string, std::string> choice_values(const KernelSummary& s, const std::vector<GridAxis>& axes) {
+    std::map<std::string, std::string> out;
+    for (const auto& a : axes)
+        if (const SummaryValue* v = s.find(axis_field(a.key))) {
+            const bool* b = std::get_if<bool>(v);  // spelt as in the grid's values
+            out[a.key] = b ? (*b ? "true" : "false") : to_text(*v);
         }
-    }
     return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "kernels/kernel_entry.h"
 #include "kernels/kernel_summary.h"
+#include "sim/config/run_config.h"
 
 namespace bnsim {
 
@@ -23,6 +24,10 @@ struct GridPoint {
     std::map<std::string, std::string> values;  // axis key -> value
 };
 
+// The kernel's decisions over their legal values for this config's inputs and target
+// (KernelEntry::tune_axes, else its declared decision_axes), axes without values left out.
+std::vector<GridAxis> decision_axes_of(const RunConfig& cfg);
+
 // "KEY=V1,V2,..." -> axis; ConfigError if malformed.
 GridAxis parse_axis(const std::string& spec);
 
@@ -30,9 +35,13 @@ GridAxis parse_axis(const std::string& spec);
 // checked before it is built: ConfigError naming `what` (e.g. "--axis") past `max_points`.
 std::vector<GridPoint> grid_points(const std::vector<GridAxis>& axes, size_t max_points, const std::string& what);
 
-// The kernel's decisions as its summary reports them, spelt as grid labels are
-// ("f_tile=4096 interleave=7 direct_x_residency=true").
-std::string choice_label(const KernelSummary& s, const std::vector<GridAxis>& axes);
+// A point's label from its values, in axis order ("f_tile=4096 interleave=7 ..."); axes without
+// a value are left out.
+std::string grid_label(const std::vector<GridAxis>& axes, const std::map<std::string, std::string>& values);
+
+// The kernel's decisions as its summary reports them, spelt as grid values are (booleans
+// true/false): axis key -> value, for the axes the summary has a field for.
+std::map<std::string, std::string> choice_values(const KernelSummary& s, const std::vector<GridAxis>& axes);
 
 // The axis's last key segment ("memory.f_tile" -> "f_tile"): its kernel-summary field.
 std::string axis_field(const std::string& key);

@@ -558,6 +558,15 @@ void print_run_report(const json& r, std::ostream& out) {
     for (const auto& n : r["notes"]) out << "note        " << n.get<std::string>() << "\n";
 }
 
+std::string phase_bindings(const nlohmann::json& r) {
+    std::string s;
+    if (r.contains("phases") && r["phases"].is_array())
+        for (const auto& p : r["phases"])
+            if (p.contains("binding") && p["binding"].contains("unit"))
+                s += (s.empty() ? "" : ", ") + p["name"].get<std::string>() + " " + p["binding"]["unit"].get<std::string>();
+    return s;
+}
+
 nlohmann::ordered_json mark_estimate_report(const nlohmann::ordered_json& report) {
     nlohmann::ordered_json out;
     for (auto it = report.begin(); it != report.end(); ++it) {

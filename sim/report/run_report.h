@@ -5,6 +5,7 @@
 // same config gives byte-identical JSON.
 #include <iosfwd>
 #include <memory>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,9 @@ struct TraceFigures;
 std::shared_ptr<const TraceFigures> trace_figures(const HwConfig& hw, const Trace& trace);
 nlohmann::ordered_json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r,
                                        const TraceFigures& figures);
+// Each phase's binding unit of a `bnsim run --json` report, "phase 1 dve, phase 2 dma".
+std::string phase_bindings(const nlohmann::json& report);
+
 // The report with "mode": "estimate" after "schedule", so readers cannot take it for a simulation
 // (`bnsim run --estimate`).
 nlohmann::ordered_json mark_estimate_report(const nlohmann::ordered_json& report);

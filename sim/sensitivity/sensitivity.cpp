@@ -17,6 +17,7 @@
 #include "sim/runner/simulation_runner.h"
 #include "sim/report/decimal_text.h"
 #include "sim/report/html_text.h"
+#include "sim/report/run_report.h"
 #include "configfile/input_file.h"
 #include "configfile/number_text.h"
 #include "sim/sensitivity/uncertain_params.h"
@@ -28,22 +29,7 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-std::string binding_of(const nlohmann::json& r) {
-    std::string s;
-    if (r.contains("phases"))
-        for (const auto& p : r["phases"])
-            if (p.contains("binding") && p["binding"].contains("unit"))
-                s += (s.empty() ? "" : ", ") + p["name"].get<std::string>() + " " + p["binding"]["unit"].get<std::string>();
-    return s;
-}
-
 double round3(double v) { return std::round(v * 1000) / 1000; }
-
-// Whether a kernel generated for hardware b (RunConfig::target) holds on hardware a.
-bool same_target(const HwConfig& a, const HwConfig& b) {
-    return a.sbuf.partitions == b.sbuf.partitions && a.sbuf.usable_bytes_per_partition == b.sbuf.usable_bytes_per_partition &&
-           a.sbuf.min_align_bytes == b.sbuf.min_align_bytes && a.dma.queues_per_engine == b.dma.queues_per_engine;
-}
 
 // One hardware scenario ranked over the grid with the list scheduler's estimate (in process).
 struct Ranking {
@@ -63,9 +49,7 @@ json sensitivity(const SensitivityOptions& o) {
     std::vector<GridAxis> axes = o.grid;
     // The default grid is tune's: the decisions' legal values for this config's inputs, so the
     // kernel's own pick is always on it (bnsim tune ranks the same grid).
-    if (axes.empty())
-        for (const auto& a : cfg.entry->tune_axes ? cfg.entry->tune_axes(cfg.kernel_params, cfg.target()) : cfg.entry->decision_axes)
-            if (!a.values.empty()) axes.push_back({a.key, a.values});
+    if (axes.empty()) axes = decision_axes_of(cfg);
     const auto grid = axes.empty() ? std::vector<GridPoint>{} : grid_points(axes, kMaxGridPoints, "--axis");
 
     // Each grid point's config (parsed once) and its trace on the preset's target.
@@ -135,12 +119,6 @@ json sensitivity(const SensitivityOptions& o) {
         }
     }
     const std::vector<SimOutcome> runs = run_simulations(reqs, o.jobs, o.timeout_s);
-    std::vector<nlohmann::json> full(n_runs);
-    std::vector<std::string> full_error(n_runs);
-    for (size_t si = 0; si < n_runs; ++si) {
-        if (runs[si].ok) full[si] = runs[si].report;
-        else full_error[si] = runs[si].error;
-    }
     const double nan = std::numeric_limits<double>::quiet_NaN();
     std::vector<Ranking> rank(sc.size());
     auto rank_scenario = [&](size_t si) {
@@ -151,14 +129,14 @@ json sensitivity(const SensitivityOptions& o) {
         try {
             const GeneratedKernel k = c.generate();
             r.choice_est_ns = estimate(c.hw, k.trace).latency_ns;
-            r.choice = choice_label(k.summary, axes);
+            r.choice = grid_label(axes, choice_values(k.summary, axes));
         } catch (const KernelError& e) {
             r.choice_est_ns = nan;
             r.choice = std::string("none: ") + e.what();
         }
         for (size_t g = 0; g < grid.size(); ++g) {
             try {
-                if (same_target(c.hw, gcfg[g]->hw)) {  // the grid config's own trace holds
+                if (c.target() == gcfg[g]->target()) {  // the grid config's own trace holds
                     if (!gtrace[g]) continue;                  // infeasible on this target too
                     r.est_ns[g] = estimate(c.hw, gtrace[g]->trace).latency_ns;
                 } else {
@@ -184,17 +162,17 @@ json sensitivity(const SensitivityOptions& o) {
     });
     for (const auto& e : rank_error)
         if (e) std::rethrow_exception(e);
-    if (!full_error[0].empty()) throw std::runtime_error("simulating " + o.config + ": " + full_error[0]);
+    if (!runs[0].ok) throw std::runtime_error("simulating " + o.config + ": " + runs[0].error);
 
     auto summarise = [&](size_t si) {
         json j;
-        if (!full_error[si].empty()) {
-            j["error"] = full_error[si];
+        if (!runs[si].ok) {
+            j["error"] = runs[si].error;
             j["latency_ns"] = nullptr;
             j["binding"] = "";
         } else {
-            j["latency_ns"] = round3(full[si].at("latency_ns").get<double>());
-            j["binding"] = binding_of(full[si]);
+            j["latency_ns"] = round3(runs[si].report.at("latency_ns").get<double>());
+            j["binding"] = phase_bindings(runs[si].report);
         }
         const Ranking& r = rank[si];
         j["choice"] = r.choice;
@@ -292,8 +270,8 @@ json sensitivity(const SensitivityOptions& o) {
             if (interior[k].param != i) continue;
             const size_t si = sc.size() + k;
             json lat = nullptr, err = nullptr;
-            if (full_error[si].empty()) lat = round3(full[si].at("latency_ns").get<double>());
-            else err = full_error[si];
+            if (runs[si].ok) lat = round3(runs[si].report.at("latency_ns").get<double>());
+            else err = runs[si].error;
             sample(interior[k].value, lat, err);
         }
         sample(params[i].hi, hi["latency_ns"], hi.contains("error") ? hi["error"] : json(nullptr));

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "configfile/config_error.h"
 #include "configfile/number_text.h"
@@ -14,6 +15,7 @@
 #include "sim/runner/simulation_runner.h"
 #include "sim/config/run_config.h"
 #include "sim/report/decimal_text.h"
+#include "sim/report/run_report.h"
 #include "sim/sensitivity/joint_sample.h"
 #include "sim/sensitivity/latency_band.h"
 #include "sim/sensitivity/uncertain_params.h"
@@ -27,11 +29,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The kernel's axes for this config, with --axis replacing one of the same key or adding one.
 std::vector<GridAxis> tune_axes_of(const RunConfig& cfg, const std::vector<GridAxis>& given) {
-    std::vector<GridAxis> axes;
-    const KernelEntry& e = *cfg.entry;
-    const std::vector<DecisionAxis> own = e.tune_axes ? e.tune_axes(cfg.kernel_params, cfg.target()) : e.decision_axes;
-    for (const auto& a : own)
-        if (!a.values.empty()) axes.push_back({a.key, a.values});
+    std::vector<GridAxis> axes = decision_axes_of(cfg);
     for (const auto& g : given) {
         auto it = std::find_if(axes.begin(), axes.end(), [&](const GridAxis& a) { return a.key == g.key; });
         if (it != axes.end()) *it = g;
@@ -43,42 +41,33 @@ std::vector<GridAxis> tune_axes_of(const RunConfig& cfg, const std::vector<GridA
     return axes;
 }
 
-std::string phases_of(const nlohmann::json& r) {
-    std::string s;
-    if (r.contains("phases") && r["phases"].is_array())
-        for (const auto& p : r["phases"])
-            if (p.contains("binding") && p["binding"].contains("unit"))
-                s += (s.empty() ? "" : ", ") + p["name"].get<std::string>() + " " + p["binding"]["unit"].get<std::string>();
-    return s;
-}
-
-// The kernel's own choice spelt as the grid's labels: each axis's value as the kernel's summary
-// reports it, else as the config gives it (an NKI kernel's args), else left out.
-std::string own_choice_label(const RunConfig& cfg, const KernelSummary& summary, const std::vector<GridAxis>& axes) {
+// The kernel's own choice as grid values: each axis's value as the kernel's summary reports it,
+// else as the config gives it (an NKI kernel's args), else left out.
+std::map<std::string, std::string> own_choice_values(const RunConfig& cfg, const KernelSummary& summary,
+                                                     const std::vector<GridAxis>& axes) {
+    std::map<std::string, std::string> values = choice_values(summary, axes);
     const nlohmann::json resolved = nlohmann::json::parse(cfg.resolved_json, nullptr, false);
-    std::string out;
+    if (!resolved.is_object() || !resolved.contains("config")) return values;
     for (const auto& a : axes) {
-        std::string v = choice_label(summary, {a});
-        if (v.empty() && resolved.is_object() && resolved.contains("config")) {
-            const nlohmann::json* node = &resolved["config"];
-            size_t from = 0;
-            while (node && from <= a.key.size()) {
-                const size_t dot = std::min(a.key.find('.', from), a.key.size());
-                const std::string part = a.key.substr(from, dot - from);
-                node = node->is_object() && node->contains(part) ? &(*node)[part] : nullptr;
-                from = dot + 1;
-            }
-            if (node && node->is_primitive() && !node->is_null())
-                v = axis_field(a.key) + "=" + (node->is_string() ? node->get<std::string>() : node->dump());
+        if (values.count(a.key)) continue;
+        const nlohmann::json* node = &resolved["config"];
+        size_t from = 0;
+        while (node && from <= a.key.size()) {
+            const size_t dot = std::min(a.key.find('.', from), a.key.size());
+            const std::string part = a.key.substr(from, dot - from);
+            node = node->is_object() && node->contains(part) ? &(*node)[part] : nullptr;
+            from = dot + 1;
         }
-        if (!v.empty()) out += (out.empty() ? "" : " ") + v;
+        if (node && node->is_primitive() && !node->is_null())
+            values[a.key] = node->is_string() ? node->get<std::string>() : node->dump();
     }
-    return out;
+    return values;
 }
 
 // A candidate for confirmation: a grid point, or the kernel's own choice when no point spells it.
 struct Candidate {
     std::string label;
+    std::map<std::string, std::string> values;  // axis key -> value
     Overrides sets;  // beyond the base --set pairs
     bool own = false;
     double estimate_ns = kNaN;
@@ -88,12 +77,7 @@ struct Candidate {
 
 }  // namespace
 
-bool has_tune_axes(const RunConfig& cfg) {
-    const KernelEntry& e = *cfg.entry;
-    for (const auto& a : e.tune_axes ? e.tune_axes(cfg.kernel_params, cfg.target()) : e.decision_axes)
-        if (!a.values.empty()) return true;
-    return false;
-}
+bool has_tune_axes(const RunConfig& cfg) { return !decision_axes_of(cfg).empty(); }
 
 TuneReport tune(const TuneOptions& o) {
     if (o.confirm < 1) throw ConfigError("--confirm " + std::to_string(o.confirm) + ": expected at least 1");
@@ -154,14 +138,13 @@ TuneReport tune(const TuneOptions& o) {
 
     // 2. The candidates: the best `confirm` of the screen, the kernel's own choice, and for each
     // on/off axis the best screened config with the other value (what the decision is worth).
-    const std::string own_label = own_choice_label(cfg, own_kernel.summary, rep.axes);
     std::vector<Candidate> cand;
-    std::map<size_t, size_t> cand_of_point;
+    std::set<size_t> added;  // grid points already candidates
     auto add_point = [&](size_t g) {
-        if (cand_of_point.count(g)) return;
-        cand_of_point[g] = cand.size();
+        if (!added.insert(g).second) return;
         Candidate c;
         c.label = grid[g].label;
+        c.values = grid[g].values;
         c.sets = grid[g].sets;
         c.estimate_ns = est[g];
         c.cfg = gcfg[g];
@@ -181,13 +164,15 @@ TuneReport tune(const TuneOptions& o) {
     // grid point spells the same decisions: that is the config the user has today.
     {
         Candidate c;
-        c.label = own_label.empty() ? "the config as given" : own_label;
+        c.values = own_choice_values(cfg, own_kernel.summary, rep.axes);
+        c.label = grid_label(rep.axes, c.values);
+        if (c.label.empty()) c.label = "the config as given";
         c.sets = cfg.entry->auto_overrides;
         c.own = true;
         c.estimate_ns = estimate(cfg.hw, own_kernel.trace).latency_ns;
         c.cfg = cfg;
         for (size_t i = 0; i < cand.size(); ++i)
-            if (cand[i].label == c.label) cand.erase(cand.begin() + long(i));  // the same decisions once
+            if (cand[i].values == c.values) cand.erase(cand.begin() + long(i));  // the same decisions once
         cand.push_back(std::move(c));
     }
 
@@ -199,18 +184,12 @@ TuneReport tune(const TuneOptions& o) {
         reqs[i].sets.insert(reqs[i].sets.end(), cand[i].sets.begin(), cand[i].sets.end());
     }
     const std::vector<SimOutcome> runs = run_simulations(reqs, o.jobs, o.timeout_s);
-    std::vector<nlohmann::json> full(cand.size());
-    std::vector<std::string> full_error(cand.size());
-    for (size_t i = 0; i < cand.size(); ++i) {
-        if (runs[i].ok) full[i] = runs[i].report;
-        else full_error[i] = runs[i].error;
-    }
     const size_t own_cand = cand.size() - 1;
-    if (!full_error[own_cand].empty())
-        throw std::runtime_error("simulating " + o.config + ": " + full_error[own_cand]);
+    if (!runs[own_cand].ok) throw std::runtime_error("simulating " + o.config + ": " + runs[own_cand].error);
     std::vector<size_t> kept;  // candidates confirmed
     for (size_t i = 0; i < cand.size(); ++i)
-        if (full_error[i].empty()) kept.push_back(i);
+        if (runs[i].ok) kept.push_back(i);
+    auto full_ns = [&](size_t i) { return runs[i].report.at("latency_ns").get<double>(); };
 
     // 4. Robustness: every candidate priced in each joint sample of the estimated parameters, on
     // the full simulation's scale (its own full/estimate ratio at the preset). A sample that
@@ -223,13 +202,13 @@ TuneReport tune(const TuneOptions& o) {
     std::vector<std::vector<double>> priced(values.size(), std::vector<double>(cand.size(), kNaN));
     parallel_for(values.size(), o.jobs, [&](size_t k) {
         for (size_t i : kept) {
+            // Each candidate's own hardware: an --axis may set hardware keys.
             RunConfig c = *cand[i].cfg;
             for (size_t j = 0; j < params.size(); ++j) set_uncertain(c.hw, params[j], values[k][j]);
-            const double scale = full[i].at("latency_ns").get<double>() / cand[i].estimate_ns;
             try {
                 const double e = c.target() == cand[i].cfg->target() ? estimate(c.hw, cand[i].kernel->trace).latency_ns
                                                                      : estimate(c.hw, c.generate().trace).latency_ns;
-                priced[k][i] = e * scale;
+                priced[k][i] = e * full_ns(i) / cand[i].estimate_ns;
             } catch (const std::exception&) {
                 // infeasible on that hardware: this candidate sits the sample out
             }
@@ -256,12 +235,14 @@ TuneReport tune(const TuneOptions& o) {
     for (size_t i : kept) {
         TunedConfig t;
         t.label = cand[i].label;
+        t.values = cand[i].values;
         t.sets = cand[i].sets;
         t.own = cand[i].own;
         t.estimate_ns = cand[i].estimate_ns;
-        t.latency_ns = full[i].at("latency_ns").get<double>();
-        t.binding = full[i].contains("bounds") ? full[i]["bounds"]["binding"].value("unit", "") : "";
-        t.phases = phases_of(full[i]);
+        const nlohmann::json& r = runs[i].report;
+        t.latency_ns = full_ns(i);
+        t.binding = r.contains("bounds") ? r["bounds"]["binding"].value("unit", "") : "";
+        t.phases = phase_bindings(r);
         const double L = t.latency_ns;
         t.p5_ns = lat[i].empty() ? L : percentile(lat[i], 0.05);
         t.p50_ns = lat[i].empty() ? L : percentile(lat[i], 0.50);
@@ -290,12 +271,10 @@ TuneReport tune(const TuneOptions& o) {
         if (!is_on_off(a)) continue;
         OnOffValue v{a.key, kNaN, kNaN};
         for (const auto& t : rep.confirmed) {
-            // The value a confirmed config has: its label's, as the grid spells it.
-            const std::string on = axis_field(a.key) + "=true", off = axis_field(a.key) + "=false";
-            const bool has_on = (" " + t.label + " ").find(" " + on + " ") != std::string::npos;
-            const bool has_off = (" " + t.label + " ").find(" " + off + " ") != std::string::npos;
-            if (has_on && !(v.on_ns <= t.latency_ns)) v.on_ns = t.latency_ns;
-            if (has_off && !(v.off_ns <= t.latency_ns)) v.off_ns = t.latency_ns;
+            const auto it = t.values.find(a.key);
+            if (it == t.values.end()) continue;
+            double& best = it->second == "true" ? v.on_ns : v.off_ns;
+            if (!(best <= t.latency_ns)) best = t.latency_ns;
         }
         rep.on_off.push_back(v);
     }

@@ -6,6 +6,7 @@
 // priced again under joint samples of every estimated hardware parameter, to say how often each
 // is the best. The answer: the config to use, its latency and band, how it compares with the
 // kernel's own choice, whether the difference is beyond the model's own error, what bounds it.
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ struct TuneOptions {
 // One confirmed config.
 struct TunedConfig {
     std::string label;     // its decisions, "f_tile=4096 interleave=7 direct_x_residency=true"
+    std::map<std::string, std::string> values;  // the same as axis key -> value
     Overrides sets;        // how to run it (the kernel's own choice: the kernel's auto overrides)
     bool own = false;      // the kernel's own choice
     double estimate_ns = 0;   // screening estimate at the preset
