@@ -17,6 +17,17 @@ namespace {
 
 const fs::path kRoot = BNSIM_SOURCE_DIR;
 
+// Calls f(place, line) for every line of every file under the layer; place is "path:line".
+template <class F>
+void for_each_line(const std::string& layer, F f) {
+    for (const auto& e : fs::recursive_directory_iterator(kRoot / layer)) {
+        if (!e.is_regular_file()) continue;
+        std::ifstream in(e.path());
+        std::string line;
+        for (int n = 1; std::getline(in, line); ++n) f(e.path().string() + ":" + std::to_string(n), line);
+    }
+}
+
 struct Include {
     std::string file, target;
 };
@@ -93,34 +104,20 @@ TEST_CASE("layers: the generic layers print no kernel's own fields and read no k
     // Nor does generic code read a generated kernel's `info` by key: what it needs is typed
     // (KernelSummary, GeneratedKernel::measured_instructions) or the entry's to add.
     const std::regex info_key(R"re(\binfo(\[|\.contains\(|\.at\(|\.value\()")re");
-    for (const auto& e : fs::recursive_directory_iterator(kRoot / "sim")) {
-        if (!e.is_regular_file()) continue;
-        std::ifstream f(e.path());
-        std::string line;
-        int n = 0;
-        while (std::getline(f, line)) {
-            ++n;
-            const auto comment = line.find("//");
-            const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
-            INFO(e.path().string() << ":" << n << ": " << line);
-            CHECK_FALSE(std::regex_search(code, field));
-            CHECK_FALSE(std::regex_search(code, info_key));
-        }
-    }
+    for_each_line("sim", [&](const std::string& place, const std::string& line) {
+        const auto comment = line.find("//");
+        const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
+        INFO(place << ": " << line);
+        CHECK_FALSE(std::regex_search(code, field));
+        CHECK_FALSE(std::regex_search(code, info_key));
+    });
 }
 
 TEST_CASE("layers: the generic layers name no kernel") {
     const std::regex kernel_name(R"(batch_norm|bn::)");
     for (const char* layer : {"sim", "models", "trace", "numerics"})
-        for (const auto& e : fs::recursive_directory_iterator(kRoot / layer)) {
-            if (!e.is_regular_file()) continue;
-            std::ifstream f(e.path());
-            std::string line;
-            int n = 0;
-            while (std::getline(f, line)) {
-                ++n;
-                INFO(e.path().string() << ":" << n << ": " << line);
-                CHECK_FALSE(std::regex_search(line, kernel_name));
-            }
-        }
+        for_each_line(layer, [&](const std::string& place, const std::string& line) {
+            INFO(place << ": " << line);
+            CHECK_FALSE(std::regex_search(line, kernel_name));
+        });
 }
