@@ -56,20 +56,24 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
     res.kernel_ns = end;
     res.latency_ns = end + hw.launch.fixed_ns;
     const std::vector<uint64_t> sbuf_peak = sbuf_highest_bytes(trace);
+    res.units.cores.resize(size_t(trace.num_cores));
     for (int c = 0; c < trace.num_cores; ++c) {
-        const std::string core = "core" + std::to_string(c);
-        for (Engine e : kAllEngines) res.units[core + "." + engine_name(e)] = engines[size_t(c)][size_t(e)];
+        CoreUnitStats& u = res.units.cores[size_t(c)];
+        for (Engine e : kAllEngines) u.engines[size_t(e)] = engines[size_t(c)][size_t(e)];
         const auto& dma = sched.est_dma_units[size_t(c)];
         for (size_t k = 0; k < dma.engine_busy_ns.size(); ++k)
-            res.units[core + ".dma_engine" + std::to_string(k)] = UnitStats{dma.engine_busy_ns[k], dma.engine_descriptors[k]};
-        res.units[core + ".dge"] = UnitStats{dma.dge_busy_ns, 0};
+            u.dma_engines.push_back(UnitStats{dma.engine_busy_ns[k], dma.engine_descriptors[k]});
+        u.dge = UnitStats{dma.dge_busy_ns, 0};
         res.sbuf_peak_bytes.push_back(sbuf_peak[size_t(c)]);
         std::vector<std::vector<uint32_t>> streams(sched.cores[size_t(c)].begin(), sched.cores[size_t(c)].end());
         res.streams.push_back(streams);
     }
     add_dma_queue_units(trace, res);
-    res.units["hbm"] = UnitStats{double(res.hbm_bytes_read + res.hbm_bytes_written) / hw.hbm.bandwidth_gbps, 0};
-    if (trace.num_cores > 1) res.units["link"] = UnitStats{link_busy / 2, transfers / 2};
+    res.units.hbm = UnitStats{double(res.hbm_bytes_read + res.hbm_bytes_written) / hw.hbm.bandwidth_gbps, 0};
+    if (trace.num_cores > 1) {
+        res.units.has_link = true;
+        res.units.link = UnitStats{link_busy / 2, transfers / 2};
+    }
     return res;
 }
 

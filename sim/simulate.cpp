@@ -87,7 +87,6 @@ static std::vector<uint64_t> check_trace_fits_hardware(const HwConfig& hw, const
 
 // DMA queues: busy = the union of [first descriptor start, last descriptor landed] of their DMAs.
 void add_dma_queue_units(const Trace& trace, SimResult& res) {
-    // Grouped by (core, queue) first: the unit's name is built once per queue, not per DMA.
     std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> queue_spans;
     for (const auto& in : trace.instructions()) {
         if (!in.is_dma()) continue;
@@ -95,7 +94,7 @@ void add_dma_queue_units(const Trace& trace, SimResult& res) {
         queue_spans[{in.core, in.dma.queue}].push_back({t.start_ns, t.data_end_ns});
     }
     for (const auto& [queue, spans] : queue_spans)
-        res.units["core" + std::to_string(queue.first) + ".dma.q" + std::to_string(queue.second)] =
+        res.units.cores.at(size_t(queue.first)).dma_queues[queue.second] =
             UnitStats{interval_union_length(spans), uint64_t(spans.size())};
 }
 
@@ -142,21 +141,24 @@ SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opt
         res.streams.push_back(core);
     }
 
+    res.units.cores.resize(top.cores().size());
     for (const auto& core : top.cores()) {
-        const std::string c = "core" + std::to_string(core->index());
+        CoreUnitStats& u = res.units.cores.at(size_t(core->index()));
         for (Engine e : kAllEngines) {
             const auto& eng = core->engine(e);
-            res.units[c + "." + engine_name(e)] = UnitStats{eng.busy_ns(), eng.executed()};
+            u.engines[size_t(e)] = UnitStats{eng.busy_ns(), eng.executed()};
         }
-        const auto& engines = core->dma().engines();
-        for (size_t k = 0; k < engines.size(); ++k)
-            res.units[c + ".dma_engine" + std::to_string(k)] = UnitStats{engines[k]->busy_ns(), engines[k]->descriptors()};
-        res.units[c + ".dge"] = UnitStats{core->dma().dge().busy_ns(), 0};
+        for (const auto& engine : core->dma().engines())
+            u.dma_engines.push_back(UnitStats{engine->busy_ns(), engine->descriptors()});
+        u.dge = UnitStats{core->dma().dge().busy_ns(), 0};
         res.sbuf_peak_bytes.push_back(sbuf_peak.at(core->index()));
     }
     add_dma_queue_units(trace, res);
-    res.units["hbm"] = UnitStats{top.hbm().busy_ns(), 0};
-    if (top.link()) res.units["link"] = UnitStats{top.link()->busy_ns(), top.link()->transfers()};
+    res.units.hbm = UnitStats{top.hbm().busy_ns(), 0};
+    if (top.link()) {
+        res.units.has_link = true;
+        res.units.link = UnitStats{top.link()->busy_ns(), top.link()->transfers()};
+    }
     res.hbm_bytes_read = top.hbm().bytes_read();
     res.hbm_bytes_written = top.hbm().bytes_written();
     return res;

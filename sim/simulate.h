@@ -2,6 +2,7 @@
 // Contract between the driver and the timing models: schedule a trace, elaborate the SystemC
 // NeuronCore (or LNC=2 pair) for it, run, and return per-instruction timings and unit stats.
 // SystemC elaborates once per process: call simulate() at most once per process.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -34,14 +35,29 @@ struct InstrTiming {
 
 struct UnitStats {
     double busy_ns = 0;
-    uint64_t instructions = 0;
+    uint64_t instructions = 0;  // DMA engines: descriptors; queues: DMAs; the link: exchanges
+};
+
+// One NeuronCore's units. Queues are kept only where a DMA ran (the report lists those).
+struct CoreUnitStats {
+    std::array<UnitStats, kNumEngines> engines{};  // indexed by Engine
+    std::vector<UnitStats> dma_engines;            // indexed by DMA engine
+    std::map<int, UnitStats> dma_queues;           // by queue number, queues that ran a DMA
+    UnitStats dge;                                 // hardware descriptor generation (busy only)
+};
+
+struct UnitStatsAll {
+    std::vector<CoreUnitStats> cores;  // indexed by core
+    UnitStats hbm;                     // busy only
+    bool has_link = false;             // an LNC=2 pair has the inter-core link
+    UnitStats link;
 };
 
 struct SimResult {
     double kernel_ns = 0;   // first instruction start to last instruction end
     double latency_ns = 0;  // kernel_ns + the launch cost (comparable with neuron-bench)
     std::vector<InstrTiming> timing;  // indexed by instruction id
-    std::map<std::string, UnitStats> units;  // "core0.act", "core0.dma.q3", "hbm", ...
+    UnitStatsAll units;
     uint64_t hbm_bytes_read = 0, hbm_bytes_written = 0;
     std::string policy;  // scheduling policy used
     std::vector<std::vector<std::vector<uint32_t>>> streams;  // [core][engine] scheduled order
@@ -67,7 +83,7 @@ SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opt
 SimResult estimate(const HwConfig& hw, const Trace& trace);
 
 // Adds each DMA queue's busy time (the union of its DMAs' [start, data end]) and DMA count to
-// res.units from res.timing (simulate() and estimate()).
+// res.units (cores already sized) from res.timing (simulate() and estimate()).
 void add_dma_queue_units(const Trace& trace, SimResult& res);
 
 }  // namespace bnsim

@@ -65,7 +65,7 @@ TEST_CASE("ACT table: the seed kernel's ACT busy time is its instructions plus o
     }
     CHECK(changes >= 1);  // rsqrt -> copy
     const SimResult r = simulate(cfg.hw, k.trace, SimOptions{});
-    CHECK(r.units.at("core0.act").busy_ns == Approx(own + changes * 1283.0).epsilon(1e-9));
+    CHECK(r.units.cores.at(0).engines[size_t(Engine::Act)].busy_ns == Approx(own + changes * 1283.0).epsilon(1e-9));
 }
 
 TEST_CASE("semaphore: a consumer on another engine starts no sooner than its producer's end plus the latency") {

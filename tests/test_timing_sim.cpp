@@ -212,9 +212,9 @@ TEST_CASE("timing: LNC=2 channel sharding (C=256) runs on both cores, no exchang
     GeneratedKernel k = cfg.generate();
     REQUIRE(k.info["sharding"]["mode"] == "channel");
     SimResult r = simulate(cfg.hw, k.trace, SimOptions{});
-    CHECK(r.units.at("core0.dve").instructions > 0);
-    CHECK(r.units.at("core1.dve").instructions == r.units.at("core0.dve").instructions);
-    CHECK(r.units.at("link").instructions == 0);
+    CHECK(r.units.cores.at(0).engines[size_t(Engine::Dve)].instructions > 0);
+    CHECK(r.units.cores.at(1).engines[size_t(Engine::Dve)].instructions == r.units.cores.at(0).engines[size_t(Engine::Dve)].instructions);
+    CHECK(r.units.link.instructions == 0);
     // both cores share one HBM stack: all the trace's HBM bytes went through it
     const TraceStats st = compute_stats(k.trace);
     CHECK(r.hbm_bytes_read == st.hbm_read_bytes);
@@ -227,7 +227,7 @@ TEST_CASE("timing: LNC=2 batch sharding (C=64) swaps dbeta and yx over the link"
     GeneratedKernel k = cfg.generate();
     REQUIRE(k.info["sharding"]["mode"] == "batch");
     SimResult r = simulate(cfg.hw, k.trace, SimOptions{});
-    CHECK(r.units.at("link").instructions == 2);  // two exchanges, each a matched pair
+    CHECK(r.units.link.instructions == 2);  // two exchanges, each a matched pair
     std::vector<const Instruction*> sr;
     for (const auto& in : k.trace.instructions())
         if (in.opcode == Opcode::SendRecv) sr.push_back(&in);
@@ -284,8 +284,8 @@ TEST_CASE("timing: a DMA engine serves its queues round-robin and each queue in 
     }
     // the third DMA waited for a hardware DGE unit (two units, three triggers back to back)
     CHECK(d2.issue_start_ns >= d0.issue_end_ns - 1e-3);
-    CHECK(r.units.at("core0.dma_engine0").instructions == 24);
-    CHECK(r.units.at("core0.dma_engine1").instructions == 0);
+    CHECK(r.units.cores.at(0).dma_engines.at(0).instructions == 24);
+    CHECK(r.units.cores.at(0).dma_engines.at(1).instructions == 0);
 }
 
 TEST_CASE("timing: a queue holds each DMA for dma.min_queue_occupancy_ns, other queues proceed meanwhile") {
@@ -315,8 +315,8 @@ TEST_CASE("timing: a queue holds each DMA for dma.min_queue_occupancy_ns, other 
     CHECK(d2.issue_end_ns + hw.dma.dispatch_ns < d0.start_ns + hw.dma.min_queue_occupancy_ns);
     CHECK(d2.start_ns == Approx(d0.start_ns + hw.dma.min_queue_occupancy_ns).margin(1e-3));
     // the engine idles meanwhile: busy for the three descriptors only
-    CHECK(r.units.at("core0.dma_engine0").instructions == 3);
-    CHECK(r.units.at("core0.dma_engine0").busy_ns == Approx(3 * desc).margin(1e-2));
+    CHECK(r.units.cores.at(0).dma_engines.at(0).instructions == 3);
+    CHECK(r.units.cores.at(0).dma_engines.at(0).busy_ns == Approx(3 * desc).margin(1e-2));
 }
 
 // Issue 8's deadlock: with a long queue occupancy a DMA dispatched at the very instant an engine

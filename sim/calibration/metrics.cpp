@@ -25,12 +25,11 @@ double measured_span(const GeneratedKernel& k, const SimResult& r) {
     return hi - lo;
 }
 
-// Busy time of every DMA engine of core 0 that moved something ("core0.dma_engine<k>").
+// Busy time of every DMA engine of core 0 that moved something.
 std::vector<double> active_dma_engines(const SimResult& r) {
     std::vector<double> busy;
-    const std::string prefix = "core0.dma_engine";
-    for (const auto& [name, u] : r.units)
-        if (name.rfind(prefix, 0) == 0 && u.instructions > 0) busy.push_back(u.busy_ns);
+    for (const auto& u : r.units.cores.at(0).dma_engines)
+        if (u.instructions > 0) busy.push_back(u.busy_ns);
     if (busy.empty()) throw std::runtime_error("no DMA engine moved any data");
     return busy;
 }
@@ -76,10 +75,7 @@ double compute_metric(const std::string& metric, const HwConfig& hw, const Gener
     // union of its instructions' intervals, semaphore waits excluded; one stream, so the sum).
     if (metric == "pe_busy_ns") {
         double busy = 0;
-        for (int c = 0; c < k.trace.num_cores; ++c) {
-            auto it = r.units.find("core" + std::to_string(c) + ".pe");
-            if (it != r.units.end()) busy += it->second.busy_ns;
-        }
+        for (const auto& core : r.units.cores) busy += core.engines[size_t(Engine::Pe)].busy_ns;
         if (busy <= 0) throw std::runtime_error("the Tensor engine ran no instruction");
         return busy;
     }

@@ -86,8 +86,7 @@ Profile simulated_profile(const RunConfig& cfg, const GeneratedKernel& k, const 
     s["total_active_time_percent"] = pct(active);
     for (Engine e : kAllEngines) {
         const std::string n = profiler_engine_name(e);
-        auto it = r.units.find("core0." + std::string(engine_name(e)));
-        const double busy = it == r.units.end() ? 0 : it->second.busy_ns;
+        const double busy = r.units.cores.at(0).engines[size_t(e)].busy_ns;
         s[n + "_engine_active_time"] = seconds(busy);
         s[n + "_engine_active_time_percent"] = pct(busy);
         s[n + "_engine_instruction_count"] = std::to_string(per_engine[e].first);

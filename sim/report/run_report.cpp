@@ -362,8 +362,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
         uint64_t n = 0;
         json per_core = json::array();
         for (int c = 0; c < trace.num_cores; ++c) {
-            auto it = r.units.find("core" + std::to_string(c) + "." + engine_name(e));
-            const UnitStats u = it == r.units.end() ? UnitStats{} : it->second;
+            const UnitStats u = r.units.cores.at(size_t(c)).engines[size_t(e)];
             double ce = estimated[size_t(c)][size_t(e)];
             if (switch_estimated) ce += std::max(0.0, u.busy_ns - own[size_t(c)][size_t(e)]);
             if (u.busy_ns > busy || (u.busy_ns == busy && ce > est)) busy = u.busy_ns, est = ce;
@@ -389,17 +388,15 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
     json queues = json::object();
     const auto& roles = figures.queue_roles;
     for (int c = 0; c < trace.num_cores; ++c)
-        for (int q = 0; q < cfg.hw.dma.queues_per_engine; ++q) {
-            auto it = r.units.find("core" + std::to_string(c) + ".dma.q" + std::to_string(q));
-            if (it == r.units.end()) continue;
+        for (const auto& [q, u] : r.units.cores.at(size_t(c)).dma_queues) {
             json qj;
             qj["core"] = c;
             qj["queue"] = q;
             const auto role = roles.find({c, q});
             qj["roles"] = role == roles.end() ? std::string() : role->second;
-            qj["dmas"] = it->second.instructions;
-            qj["busy_ns"] = ps(it->second.busy_ns);
-            qj["utilization"] = std::round(it->second.busy_ns / kn * 10000) / 10000;
+            qj["dmas"] = u.instructions;
+            qj["busy_ns"] = ps(u.busy_ns);
+            qj["utilization"] = std::round(u.busy_ns / kn * 10000) / 10000;
             queues["core" + std::to_string(c) + ".q" + std::to_string(q)] = qj;
         }
     j["dma_queues"] = queues;
@@ -436,8 +433,8 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
     {
         double eng_busy = 0;
         int n_eng = 0;
-        for (const auto& [name, u] : r.units)
-            if (name.find(".dma_engine") != std::string::npos) {
+        for (const auto& core : r.units.cores)
+            for (const auto& u : core.dma_engines) {
                 eng_busy += u.busy_ns;
                 ++n_eng;
             }
@@ -446,8 +443,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
         d["engine_busy_ns_avg"] = ps(n_eng ? eng_busy / n_eng : 0);
         d["engine_utilization"] = n_eng ? std::round(eng_busy / n_eng / kn * 10000) / 10000 : 0;
         double dge = 0;
-        for (const auto& [name, u] : r.units)
-            if (name.size() > 4 && name.substr(name.size() - 4) == ".dge") dge = std::max(dge, u.busy_ns);
+        for (const auto& core : r.units.cores) dge = std::max(dge, core.dge.busy_ns);
         d["dge_busy_ns"] = ps(dge);
         j["dma"] = d;
     }
@@ -469,8 +465,7 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
         sb["peak_bytes_per_partition"] = r.sbuf_peak_bytes;  // per core: highest byte any instruction touches
         j["sbuf"] = sb;
     }
-    if (auto it = r.units.find("link"); it != r.units.end())
-        j["link"] = {{"transfers", it->second.instructions}, {"busy_ns", ps(it->second.busy_ns)}};
+    if (r.units.has_link) j["link"] = {{"transfers", r.units.link.instructions}, {"busy_ns", ps(r.units.link.busy_ns)}};
 
     // Whole-kernel lower bounds.
     const Bounds& all = bounds.all;
