@@ -95,7 +95,7 @@ TEST_CASE("timing: seed shape finishes, observer sees every instruction in time 
     CHECK(r.hbm_bytes_read == st.hbm_read_bytes);
     CHECK(r.hbm_bytes_written == st.hbm_write_bytes);
 
-    auto j = run_report_json(cfg, k, r);
+    auto j = to_json(build_run_report(cfg, k, r));
     const double kernel = j["kernel_ns"].get<double>();
     for (auto it = j["bounds"].begin(); it != j["bounds"].end(); ++it)
         if (it.value().is_number()) CHECK(kernel + 1e-3 >= it.value().get<double>());
@@ -218,7 +218,7 @@ TEST_CASE("timing: LNC=2 channel sharding (C=256) runs on both cores, no exchang
     // both cores share one HBM stack: all the trace's HBM bytes went through it
     const TraceStats st = compute_stats(k.trace);
     CHECK(r.hbm_bytes_read == st.hbm_read_bytes);
-    auto j = run_report_json(cfg, k, r);
+    auto j = to_json(build_run_report(cfg, k, r));
     CHECK(j["kernel_ns"].get<double>() + 1e-3 >= j["bounds"]["hbm_ns"].get<double>());
 }
 
@@ -246,7 +246,7 @@ TEST_CASE("timing: LNC=2 batch sharding (C=64) swaps dbeta and yx over the link"
             for (uint32_t d : in.deps)
                 if (k.trace.instructions()[d].opcode == Opcode::SendRecv)
                     CHECK(r.timing[in.id].start_ns >= r.timing[d].end_ns - 1e-6);
-    auto j = run_report_json(cfg, k, r);
+    auto j = to_json(build_run_report(cfg, k, r));
     CHECK(j["link"]["transfers"] == 2);
 }
 

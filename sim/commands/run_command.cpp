@@ -83,15 +83,14 @@ void add_run_command(CLI::App& app) {
             write_profile_dir(simulated_profile(cfg, k, r), profile_dir->files());
             profile_dir->commit();
         }
-        auto report = run_report_json(cfg, k, r, *figures.get());
-        if (*estimate_only) report = mark_estimate_report(report);
+        RunReport run = build_run_report(cfg, k, r, *figures.get());
+        run.estimate = *estimate_only;
+        nlohmann::ordered_json report = to_json(run);
         if (*uncertainty)
             report["uncertainty"] =
-                latency_band(cfg, opts->config, parse_overrides(opts->sets), report["latency_ns"].get<double>(), 2, 300,
-                             *estimate_only);
+                latency_band(cfg, opts->config, parse_overrides(opts->sets), run.latency_ns, 2, 300, *estimate_only);
         if (*uncertainty)
-            add_joint_band(report["uncertainty"], cfg, opts->config, parse_overrides(opts->sets),
-                           report["latency_ns"].get<double>(), 2);
+            add_joint_band(report["uncertainty"], cfg, opts->config, parse_overrides(opts->sets), run.latency_ns, 2);
         // Whether the kernel's own choice stays the best under the joint uncertainty: bnsim tune's
         // answer over the kernel's decisions (none for a kernel that makes none).
         if (*uncertainty && has_tune_axes(cfg)) {
@@ -111,7 +110,7 @@ void add_run_command(CLI::App& app) {
         std::ostream& text = out && out->is_stdout() ? std::cerr : std::cout;
         if (*estimate_only)
             text << "mode        estimate: the list scheduler's timeline (no SystemC run, no HBM contention)\n";
-        print_run_report(report, text);
+        print_run_report(run, text);
         if (*uncertainty) print_latency_band(report["uncertainty"], text);
         text << prov.line() << "\n";
     });

@@ -88,11 +88,9 @@ std::vector<Prediction> predict(const MeasuredSet& set, const PredictOptions& o,
             continue;
         }
         if (reqs[k].want == SimRequest::Want::report) {
-            const json& r = runs[k].report;
-            pr.value = r.at("latency_ns").get<double>();
-            if (r.contains("engines"))
-                for (auto it = r["engines"].begin(); it != r["engines"].end(); ++it)
-                    if (it.value().contains("busy_ns")) pr.engine_busy_ns[it.key()] = it.value()["busy_ns"].get<double>();
+            const RunReport& r = runs[k].report;
+            pr.value = r.latency_ns;
+            for (const auto& e : r.engines) pr.engine_busy_ns[engine_name(e.engine)] = e.busy_ns;
         } else {
             pr.value += needs[k].baseline ? -runs[k].value : runs[k].value;
         }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -12,6 +13,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -142,39 +144,39 @@ std::string unit_label(const std::string& k) {
     return u;
 }
 
-json bounds_json(const Bounds& b) {
-    json j;
-    j["hbm_ns"] = ps(b.hbm_ns);
-    j["dma_ns"] = ps(b.dma_ns);
-    j["dma_plateau_ns"] = ps(b.dma_plateau_ns);
-    j["dge_ns"] = ps(b.dge_ns);
-    for (Engine e : kAllEngines) j[std::string(engine_name(e)) + "_ns"] = ps(b.engine[int(e)]);
-    return j;
+BoundTimes bound_times(const Bounds& b) {
+    BoundTimes t;
+    t.hbm_ns = ps(b.hbm_ns);
+    t.dma_ns = ps(b.dma_ns);
+    t.dma_plateau_ns = ps(b.dma_plateau_ns);
+    t.dge_ns = ps(b.dge_ns);
+    for (Engine e : kAllEngines) t.engine_ns[size_t(e)] = ps(b.engine[int(e)]);
+    return t;
 }
 
+bool is_movement(const std::string& unit) { return unit == "dma" || unit == "hbm" || unit == "dge"; }
+
 // Which bound binds, and by how much over the runner-up of the other kind (engines vs data movement).
-json binding_json(const Bounds& b, double duration_ns, std::string& summary, bool own_window = false) {
+Binding binding_of(const Bounds& b, double duration_ns, bool own_window = false) {
     std::vector<std::pair<std::string, double>> all;
     for (Engine e : kAllEngines) all.emplace_back(engine_name(e), b.engine[int(e)]);
     all.emplace_back("dma", b.dma_ns);
     all.emplace_back("dge", b.dge_ns);
     all.emplace_back("hbm", b.hbm_ns);
     auto top = std::max_element(all.begin(), all.end(), [](auto& x, auto& y) { return x.second < y.second; });
-    const bool movement = top->first == "dma" || top->first == "hbm" || top->first == "dge";
+    const bool movement = is_movement(top->first);
     // Compare against the largest bound of the other kind.
     std::pair<std::string, double> other{"", 0};
-    for (const auto& p : all) {
-        const bool pm = p.first == "dma" || p.first == "hbm" || p.first == "dge";
-        if (pm != movement && p.second > other.second) other = p;
-    }
-    json j;
-    j["unit"] = top->first;
-    j["bound_ns"] = ps(top->second);
-    j["versus"] = other.first;
-    j["versus_ns"] = ps(other.second);
+    for (const auto& p : all)
+        if (is_movement(p.first) != movement && p.second > other.second) other = p;
+    Binding j;
+    j.unit = top->first;
+    j.bound_ns = ps(top->second);
+    j.versus = other.first;
+    j.versus_ns = ps(other.second);
     const double ratio = other.second > 0 ? top->second / other.second : 0;
-    j["ratio"] = std::round(ratio * 100) / 100;
-    j["duration_over_bound"] = top->second > 0 ? std::round(duration_ns / top->second * 100) / 100 : 0;
+    j.ratio = std::round(ratio * 100) / 100;
+    j.duration_over_bound = top->second > 0 ? std::round(duration_ns / top->second * 100) / 100 : 0;
     std::ostringstream o;
     o << unit_label(top->first) << "-bound";
     if (other.second > 0)
@@ -183,8 +185,7 @@ json binding_json(const Bounds& b, double duration_ns, std::string& summary, boo
     if (top->second > 0)
         o << "; runs at " << std::fixed << std::setprecision(2) << duration_ns / top->second << "x that bound"
           << (own_window ? " (counted from the previous phase's end)" : "");
-    summary = o.str();
-    j["summary"] = summary;
+    j.summary = o.str();
     return j;
 }
 
@@ -288,30 +289,27 @@ std::shared_ptr<const TraceFigures> trace_figures(const HwConfig& hw, const Trac
     return f;
 }
 
-json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r) {
-    return run_report_json(cfg, k, r, *trace_figures(cfg.hw, k.trace));
+RunReport build_run_report(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r) {
+    return build_run_report(cfg, k, r, *trace_figures(cfg.hw, k.trace));
 }
 
-json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r, const TraceFigures& figures) {
+RunReport build_run_report(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r,
+                           const TraceFigures& figures) {
     const Trace& trace = k.trace;
-    json j;
-    j["kernel"] = cfg.kernel;
-    j["config"] = cfg.file;
-    j["hardware"] = cfg.hw.name;
-    j["lnc"] = cfg.lnc;
-    j["schedule"] = r.policy;
-    if (cfg.entry && cfg.entry->add_run_fields) cfg.entry->add_run_fields(k, j);
-    j["latency_ns"] = ps(r.latency_ns);
-    j["kernel_ns"] = ps(r.kernel_ns);
-    j["launch_ns"] = ps(cfg.hw.launch.fixed_ns);
-    j["instructions"] = trace.size();
+    RunReport j;
+    j.kernel = cfg.kernel;
+    j.config = cfg.file;
+    j.hardware = cfg.hw.name;
+    j.lnc = cfg.lnc;
+    j.schedule = r.policy;
+    if (cfg.entry && cfg.entry->add_run_fields) cfg.entry->add_run_fields(k, j.kernel_fields);
+    j.latency_ns = ps(r.latency_ns);
+    j.kernel_ns = ps(r.kernel_ns);
+    j.launch_ns = ps(cfg.hw.launch.fixed_ns);
+    j.instructions = trace.size();
 
-    json notes = json::array();
-    // Phases.
-    // A phase spans its first instruction's start to its last one's end. Phases overlap (the
-    // scheduler prefetches phase 2's first loads while phase 1 computes), so the bound check
-    // uses the part after the previous phase ended.
-    json phases = json::array();
+    // Phases: each spans its first instruction's start to its last one's end, and its binding is
+    // judged on the part after the previous phase ended.
     const KernelBounds& bounds = figures.bounds;
     std::map<int, std::pair<double, double>> span;  // phase -> (first start, last end)
     for (const auto& in : trace.instructions()) {
@@ -324,29 +322,25 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
         const auto [s, e] = span.at(p);
         const double own_start = std::min(e, std::max(s, prev_end));
         prev_end = std::max(prev_end, e);
-        json ph;
-        ph["name"] = p == 0 ? std::string("setup") : "phase " + std::to_string(p);
-        ph["start_ns"] = ps(s);
-        ph["end_ns"] = ps(e);
-        ph["duration_ns"] = ps(e - s);
-        ph["own_start_ns"] = ps(own_start);
-        ph["bounds"] = bounds_json(b);
-        std::string summary;
-        ph["binding"] = binding_json(b, e - own_start, summary, own_start > s + 1e-3);
+        PhaseReport ph;
+        ph.name = p == 0 ? std::string("setup") : "phase " + std::to_string(p);
+        ph.start_ns = ps(s);
+        ph.end_ns = ps(e);
+        ph.duration_ns = ps(e - s);
+        ph.own_start_ns = ps(own_start);
+        ph.bounds = bound_times(b);
+        ph.binding = binding_of(b, e - own_start, own_start > s + 1e-3);
         std::string why;
-        const bool dom = dma_fixed_dominates(b, cfg.hw, why);
-        ph["dma_fixed_cost_dominates"] = dom;
-        if (dom) {
-            ph["dma_note"] = why;
-            notes.push_back(ph["name"].get<std::string>() + ": " + why);
+        ph.dma_fixed_cost_dominates = dma_fixed_dominates(b, cfg.hw, why);
+        if (ph.dma_fixed_cost_dominates) {
+            ph.dma_note = why;
+            j.notes.push_back(ph.name + ": " + why);
         }
-        phases.push_back(ph);
+        j.phases.push_back(std::move(ph));
     }
-    j["phases"] = phases;
 
     // Engines: busy time (max over cores) and utilization.
     const double kn = std::max(r.kernel_ns, 1e-9);
-    json engines = json::object();
     // Busy time priced by estimates: per instruction (estimated_engine_ns), plus what the engine's
     // state added beyond its instructions' own costs (ACT table switches) when that is an estimate.
     const auto& estimated = figures.estimated_ns;
@@ -360,46 +354,43 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
     for (Engine e : kAllEngines) {
         double busy = 0, est = 0;
         uint64_t n = 0;
-        json per_core = json::array();
+        std::vector<EngineCoreFigures> per_core;
         for (int c = 0; c < trace.num_cores; ++c) {
             const UnitStats u = r.units.cores.at(size_t(c)).engines[size_t(e)];
             double ce = estimated[size_t(c)][size_t(e)];
             if (switch_estimated) ce += std::max(0.0, u.busy_ns - own[size_t(c)][size_t(e)]);
             if (u.busy_ns > busy || (u.busy_ns == busy && ce > est)) busy = u.busy_ns, est = ce;
             n += u.instructions;
-            per_core.push_back({{"busy_ns", ps(u.busy_ns)}, {"instructions", u.instructions},
-                                {"estimated_busy_ns", ps(ce)}});
+            per_core.push_back({ps(u.busy_ns), u.instructions, ps(ce)});
         }
         if (n == 0) continue;
-        json ej;
-        ej["busy_ns"] = ps(busy);
-        ej["utilization"] = std::round(busy / kn * 10000) / 10000;
-        ej["instructions"] = n;
-        ej["semaphore_wait_ns"] = ps(wait[size_t(e)]);
+        EngineReport ej;
+        ej.engine = e;
+        ej.busy_ns = ps(busy);
+        ej.utilization = std::round(busy / kn * 10000) / 10000;
+        ej.instructions = n;
+        ej.semaphore_wait_ns = ps(wait[size_t(e)]);
         // Of the busy time (the busiest core's), how much estimated cost rows or parameters priced.
-        ej["estimated_busy_ns"] = ps(est);
-        ej["estimated_share"] = busy > 0 ? std::round(est / busy * 10000) / 10000 : 0.0;
-        if (trace.num_cores > 1) ej["cores"] = per_core;
-        engines[engine_name(e)] = ej;
+        ej.estimated_busy_ns = ps(est);
+        ej.estimated_share = busy > 0 ? std::round(est / busy * 10000) / 10000 : 0.0;
+        if (trace.num_cores > 1) ej.cores = std::move(per_core);
+        j.engines.push_back(std::move(ej));
     }
-    j["engines"] = engines;
 
     // DMA queues.
-    json queues = json::object();
     const auto& roles = figures.queue_roles;
     for (int c = 0; c < trace.num_cores; ++c)
         for (const auto& [q, u] : r.units.cores.at(size_t(c)).dma_queues) {
-            json qj;
-            qj["core"] = c;
-            qj["queue"] = q;
+            DmaQueueReport qj;
+            qj.core = c;
+            qj.queue = q;
             const auto role = roles.find({c, q});
-            qj["roles"] = role == roles.end() ? std::string() : role->second;
-            qj["dmas"] = u.instructions;
-            qj["busy_ns"] = ps(u.busy_ns);
-            qj["utilization"] = std::round(u.busy_ns / kn * 10000) / 10000;
-            queues["core" + std::to_string(c) + ".q" + std::to_string(q)] = qj;
+            if (role != roles.end()) qj.roles = role->second;
+            qj.dmas = u.instructions;
+            qj.busy_ns = ps(u.busy_ns);
+            qj.utilization = std::round(u.busy_ns / kn * 10000) / 10000;
+            j.dma_queues.push_back(std::move(qj));
         }
-    j["dma_queues"] = queues;
 
     // Where an NKI kernel's time goes, by the source line that issued each instruction (traced
     // kernels and trace files only): the sum of its instructions' durations, start to results.
@@ -417,17 +408,13 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
             l.ns += r.timing[in.id].end_ns - r.timing[in.id].start_ns;
             l.engines |= 1u << unsigned(in.engine);
         }
-        if (!lines.empty()) {
-            std::vector<std::pair<std::string, Line>> order(lines.begin(), lines.end());
-            std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
-            json sl = json::array();
-            for (const auto& [src, l] : order) {
-                std::string engines;
-                for (Engine e : kAllEngines)
-                    if (l.engines & (1u << unsigned(e))) engines += std::string(engines.empty() ? "" : ",") + engine_name(e);
-                sl.push_back({{"source", src}, {"instructions", l.n}, {"engines", engines}, {"duration_ns", ps(l.ns)}});
-            }
-            j["source_lines"] = sl;
+        std::vector<std::pair<std::string, Line>> order(lines.begin(), lines.end());
+        std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+        for (const auto& [src, l] : order) {
+            std::string engines;
+            for (Engine e : kAllEngines)
+                if (l.engines & (1u << unsigned(e))) engines += std::string(engines.empty() ? "" : ",") + engine_name(e);
+            j.source_lines.push_back({src, l.n, engines, ps(l.ns)});
         }
     }
     {
@@ -438,49 +425,323 @@ json run_report_json(const RunConfig& cfg, const GeneratedKernel& k, const SimRe
                 eng_busy += u.busy_ns;
                 ++n_eng;
             }
-        json d;
-        d["engines"] = n_eng;
-        d["engine_busy_ns_avg"] = ps(n_eng ? eng_busy / n_eng : 0);
-        d["engine_utilization"] = n_eng ? std::round(eng_busy / n_eng / kn * 10000) / 10000 : 0;
+        j.dma.engines = n_eng;
+        j.dma.engine_busy_ns_avg = ps(n_eng ? eng_busy / n_eng : 0);
+        j.dma.engine_utilization = n_eng ? std::round(eng_busy / n_eng / kn * 10000) / 10000 : 0;
         double dge = 0;
         for (const auto& core : r.units.cores) dge = std::max(dge, core.dge.busy_ns);
-        d["dge_busy_ns"] = ps(dge);
-        j["dma"] = d;
+        j.dma.dge_busy_ns = ps(dge);
     }
 
-    // HBM.
-    {
-        json h;
-        h["bytes_read"] = r.hbm_bytes_read;
-        h["bytes_written"] = r.hbm_bytes_written;
-        const double gbps = double(r.hbm_bytes_read + r.hbm_bytes_written) / kn;
-        h["achieved_gbps"] = std::round(gbps * 100) / 100;
-        h["peak_gbps"] = cfg.hw.hbm.bandwidth_gbps;
-        h["utilization"] = std::round(gbps / cfg.hw.hbm.bandwidth_gbps * 10000) / 10000;
-        j["hbm"] = h;
-    }
-    {
-        json sb;
-        sb["capacity_bytes_per_partition"] = cfg.hw.sbuf.bytes_per_partition;
-        sb["peak_bytes_per_partition"] = r.sbuf_peak_bytes;  // per core: highest byte any instruction touches
-        j["sbuf"] = sb;
-    }
-    if (r.units.has_link) j["link"] = {{"transfers", r.units.link.instructions}, {"busy_ns", ps(r.units.link.busy_ns)}};
+    j.hbm.bytes_read = r.hbm_bytes_read;
+    j.hbm.bytes_written = r.hbm_bytes_written;
+    const double gbps = double(r.hbm_bytes_read + r.hbm_bytes_written) / kn;
+    j.hbm.achieved_gbps = std::round(gbps * 100) / 100;
+    j.hbm.peak_gbps = cfg.hw.hbm.bandwidth_gbps;
+    j.hbm.utilization = std::round(gbps / cfg.hw.hbm.bandwidth_gbps * 10000) / 10000;
+    j.sbuf.capacity_bytes_per_partition = cfg.hw.sbuf.bytes_per_partition;
+    j.sbuf.peak_bytes_per_partition = r.sbuf_peak_bytes;  // per core: highest byte any instruction touches
+    if (r.units.has_link) j.link = LinkReport{r.units.link.instructions, ps(r.units.link.busy_ns)};
 
     // Whole-kernel lower bounds.
-    const Bounds& all = bounds.all;
-    json bj = bounds_json(all);
-    std::string summary;
-    bj["binding"] = binding_json(all, r.kernel_ns, summary);
-    j["bounds"] = bj;
+    j.bounds = bound_times(bounds.all);
+    j.binding = binding_of(bounds.all, r.kernel_ns);
     std::string why;
-    const bool dom = dma_fixed_dominates(all, cfg.hw, why);
-    j["dma_fixed_cost_dominates"] = dom;
-    if (dom) notes.push_back("kernel: " + why);
-    j["notes"] = notes;
-    j["kernel_summary"] = summary_json(k.summary);
+    j.dma_fixed_cost_dominates = dma_fixed_dominates(bounds.all, cfg.hw, why);
+    if (j.dma_fixed_cost_dominates) j.notes.push_back("kernel: " + why);
+    j.kernel_summary = k.summary;
     return j;
 }
+
+// ---- JSON ----
+
+namespace {
+
+json bounds_json(const BoundTimes& b) {
+    json j;
+    j["hbm_ns"] = b.hbm_ns;
+    j["dma_ns"] = b.dma_ns;
+    j["dma_plateau_ns"] = b.dma_plateau_ns;
+    j["dge_ns"] = b.dge_ns;
+    for (Engine e : kAllEngines) j[std::string(engine_name(e)) + "_ns"] = b.engine_ns[size_t(e)];
+    return j;
+}
+
+json binding_json(const Binding& b) {
+    return json{{"unit", b.unit},           {"bound_ns", b.bound_ns}, {"versus", b.versus},
+                {"versus_ns", b.versus_ns}, {"ratio", b.ratio},       {"duration_over_bound", b.duration_over_bound},
+                {"summary", b.summary}};
+}
+
+// Reads a report back: each accessor names the field it wanted when it is missing or mistyped.
+class Fields {
+public:
+    Fields(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+        if (!j_.is_object()) fail("", "an object");
+    }
+    bool has(const char* k) const { return j_.find(k) != j_.end(); }
+    const json& at(const char* k, const char* want) const {
+        const auto it = j_.find(k);
+        if (it == j_.end()) fail(k, want);
+        return *it;
+    }
+    double number(const char* k) const {
+        const auto& v = at(k, "a number");
+        if (!v.is_number()) fail(k, "a number");
+        return v.get<double>();
+    }
+    uint64_t count(const char* k) const {
+        const auto& v = at(k, "a count");
+        if (!v.is_number_unsigned()) fail(k, "a count");
+        return v.get<uint64_t>();
+    }
+    int integer(const char* k) const {
+        const auto& v = at(k, "an integer");
+        if (!v.is_number_integer() || v.get<int64_t>() < INT32_MIN || v.get<int64_t>() > INT32_MAX) fail(k, "an integer");
+        return int(v.get<int64_t>());
+    }
+    bool flag(const char* k) const {
+        const auto& v = at(k, "true or false");
+        if (!v.is_boolean()) fail(k, "true or false");
+        return v.get<bool>();
+    }
+    std::string text(const char* k) const {
+        const auto& v = at(k, "a string");
+        if (!v.is_string()) fail(k, "a string");
+        return v.get<std::string>();
+    }
+    Fields object(const char* k) const { return Fields(at(k, "an object"), path_ + k + "."); }
+    const json& array(const char* k) const {
+        const auto& v = at(k, "an array");
+        if (!v.is_array()) fail(k, "an array");
+        return v;
+    }
+    const json& raw() const { return j_; }
+    const std::string& path() const { return path_; }
+    [[noreturn]] void fail(const std::string& k, const char* want) const {
+        std::string where = path_ + k;
+        if (k.empty() && !where.empty()) where.pop_back();  // the object itself: "phases[]"
+        throw std::runtime_error("run report: " + (where.empty() ? "" : where + ": ") + "expected " + want);
+    }
+
+private:
+    const json& j_;
+    std::string path_;
+};
+
+BoundTimes bounds_from(const Fields& f) {
+    BoundTimes b;
+    b.hbm_ns = f.number("hbm_ns");
+    b.dma_ns = f.number("dma_ns");
+    b.dma_plateau_ns = f.number("dma_plateau_ns");
+    b.dge_ns = f.number("dge_ns");
+    for (Engine e : kAllEngines) b.engine_ns[size_t(e)] = f.number((std::string(engine_name(e)) + "_ns").c_str());
+    return b;
+}
+
+Binding binding_from(const Fields& f) {
+    Binding b;
+    b.unit = f.text("unit");
+    b.bound_ns = f.number("bound_ns");
+    b.versus = f.text("versus");
+    b.versus_ns = f.number("versus_ns");
+    b.ratio = f.number("ratio");
+    b.duration_over_bound = f.number("duration_over_bound");
+    b.summary = f.text("summary");
+    return b;
+}
+
+SummaryValue summary_value(const Fields& f, const std::string& name, const json& v) {
+    if (v.is_boolean()) return v.get<bool>();
+    if (v.is_number_integer()) return v.get<int64_t>();
+    if (v.is_number()) return v.get<double>();
+    if (v.is_string()) return v.get<std::string>();
+    f.fail(name, "a number, a string or true/false");
+}
+
+// The report's own top-level fields; any other field before "latency_ns" is the kernel's.
+bool generic_field(const std::string& k) {
+    static const std::set<std::string> names = {
+        "kernel", "config", "hardware", "lnc", "schedule", "mode", "latency_ns", "kernel_ns", "launch_ns",
+        "instructions", "phases", "engines", "dma_queues", "source_lines", "dma", "hbm", "sbuf", "link",
+        "bounds", "dma_fixed_cost_dominates", "notes", "kernel_summary", "uncertainty", "provenance"};
+    return names.count(k) > 0;
+}
+
+}  // namespace
+
+json to_json(const RunReport& r) {
+    json j;
+    j["kernel"] = r.kernel;
+    j["config"] = r.config;
+    j["hardware"] = r.hardware;
+    j["lnc"] = r.lnc;
+    j["schedule"] = r.schedule;
+    if (r.estimate) j["mode"] = "estimate";  // so readers cannot take it for a simulation
+    for (auto it = r.kernel_fields.begin(); it != r.kernel_fields.end(); ++it) j[it.key()] = it.value();
+    j["latency_ns"] = r.latency_ns;
+    j["kernel_ns"] = r.kernel_ns;
+    j["launch_ns"] = r.launch_ns;
+    j["instructions"] = r.instructions;
+    json phases = json::array();
+    for (const auto& p : r.phases) {
+        json ph;
+        ph["name"] = p.name;
+        ph["start_ns"] = p.start_ns;
+        ph["end_ns"] = p.end_ns;
+        ph["duration_ns"] = p.duration_ns;
+        ph["own_start_ns"] = p.own_start_ns;
+        ph["bounds"] = bounds_json(p.bounds);
+        ph["binding"] = binding_json(p.binding);
+        ph["dma_fixed_cost_dominates"] = p.dma_fixed_cost_dominates;
+        if (p.dma_fixed_cost_dominates) ph["dma_note"] = p.dma_note;
+        phases.push_back(ph);
+    }
+    j["phases"] = phases;
+    json engines = json::object();
+    for (const auto& e : r.engines) {
+        json ej;
+        ej["busy_ns"] = e.busy_ns;
+        ej["utilization"] = e.utilization;
+        ej["instructions"] = e.instructions;
+        ej["semaphore_wait_ns"] = e.semaphore_wait_ns;
+        ej["estimated_busy_ns"] = e.estimated_busy_ns;
+        ej["estimated_share"] = e.estimated_share;
+        if (!e.cores.empty()) {
+            json cores = json::array();
+            for (const auto& c : e.cores)
+                cores.push_back({{"busy_ns", c.busy_ns}, {"instructions", c.instructions}, {"estimated_busy_ns", c.estimated_busy_ns}});
+            ej["cores"] = cores;
+        }
+        engines[engine_name(e.engine)] = ej;
+    }
+    j["engines"] = engines;
+    json queues = json::object();
+    for (const auto& q : r.dma_queues)
+        queues["core" + std::to_string(q.core) + ".q" + std::to_string(q.queue)] = {
+            {"core", q.core}, {"queue", q.queue},     {"roles", q.roles},
+            {"dmas", q.dmas}, {"busy_ns", q.busy_ns}, {"utilization", q.utilization}};
+    j["dma_queues"] = queues;
+    if (!r.source_lines.empty()) {
+        json sl = json::array();
+        for (const auto& l : r.source_lines)
+            sl.push_back({{"source", l.source}, {"instructions", l.instructions}, {"engines", l.engines}, {"duration_ns", l.duration_ns}});
+        j["source_lines"] = sl;
+    }
+    j["dma"] = {{"engines", r.dma.engines},
+                {"engine_busy_ns_avg", r.dma.engine_busy_ns_avg},
+                {"engine_utilization", r.dma.engine_utilization},
+                {"dge_busy_ns", r.dma.dge_busy_ns}};
+    j["hbm"] = {{"bytes_read", r.hbm.bytes_read},       {"bytes_written", r.hbm.bytes_written},
+                {"achieved_gbps", r.hbm.achieved_gbps}, {"peak_gbps", r.hbm.peak_gbps},
+                {"utilization", r.hbm.utilization}};
+    j["sbuf"] = {{"capacity_bytes_per_partition", r.sbuf.capacity_bytes_per_partition},
+                 {"peak_bytes_per_partition", r.sbuf.peak_bytes_per_partition}};
+    if (r.link) j["link"] = {{"transfers", r.link->transfers}, {"busy_ns", r.link->busy_ns}};
+    json bj = bounds_json(r.bounds);
+    bj["binding"] = binding_json(r.binding);
+    j["bounds"] = bj;
+    j["dma_fixed_cost_dominates"] = r.dma_fixed_cost_dominates;
+    j["notes"] = r.notes;
+    j["kernel_summary"] = summary_json(r.kernel_summary);
+    return j;
+}
+
+RunReport run_report_from_json(const json& in) {
+    const Fields f(in, "");
+    RunReport r;
+    r.kernel = f.text("kernel");
+    r.config = f.text("config");
+    r.hardware = f.text("hardware");
+    r.lnc = f.integer("lnc");
+    r.schedule = f.text("schedule");
+    if (f.has("mode")) {
+        if (f.text("mode") != "estimate") f.fail("mode", "\"estimate\"");
+        r.estimate = true;
+    }
+    for (auto it = in.begin(); it != in.end(); ++it)
+        if (!generic_field(it.key())) r.kernel_fields[it.key()] = it.value();
+    r.latency_ns = f.number("latency_ns");
+    r.kernel_ns = f.number("kernel_ns");
+    r.launch_ns = f.number("launch_ns");
+    r.instructions = f.count("instructions");
+    for (const auto& pj : f.array("phases")) {
+        const Fields p(pj, "phases[].");
+        PhaseReport ph;
+        ph.name = p.text("name");
+        ph.start_ns = p.number("start_ns");
+        ph.end_ns = p.number("end_ns");
+        ph.duration_ns = p.number("duration_ns");
+        ph.own_start_ns = p.number("own_start_ns");
+        ph.bounds = bounds_from(p.object("bounds"));
+        ph.binding = binding_from(p.object("binding"));
+        ph.dma_fixed_cost_dominates = p.flag("dma_fixed_cost_dominates");
+        if (p.has("dma_note")) ph.dma_note = p.text("dma_note");
+        r.phases.push_back(std::move(ph));
+    }
+    const Fields engines = f.object("engines");
+    for (auto it = engines.raw().begin(); it != engines.raw().end(); ++it) {
+        const Fields e(it.value(), "engines." + it.key() + ".");
+        EngineReport er;
+        const auto engine = engine_from_name(it.key());
+        if (!engine) f.fail("engines." + it.key(), "an engine name (sync, act, dve, pool, pe)");
+        er.engine = *engine;
+        er.busy_ns = e.number("busy_ns");
+        er.utilization = e.number("utilization");
+        er.instructions = e.count("instructions");
+        er.semaphore_wait_ns = e.number("semaphore_wait_ns");
+        er.estimated_busy_ns = e.number("estimated_busy_ns");
+        er.estimated_share = e.number("estimated_share");
+        if (e.has("cores"))
+            for (const auto& cj : e.array("cores")) {
+                const Fields c(cj, e.path() + "cores[].");
+                er.cores.push_back({c.number("busy_ns"), c.count("instructions"), c.number("estimated_busy_ns")});
+            }
+        r.engines.push_back(std::move(er));
+    }
+    const Fields queues = f.object("dma_queues");
+    for (auto it = queues.raw().begin(); it != queues.raw().end(); ++it) {
+        const Fields q(it.value(), "dma_queues." + it.key() + ".");
+        r.dma_queues.push_back({q.integer("core"), q.integer("queue"), q.text("roles"), q.count("dmas"),
+                                q.number("busy_ns"), q.number("utilization")});
+    }
+    if (f.has("source_lines"))
+        for (const auto& lj : f.array("source_lines")) {
+            const Fields l(lj, "source_lines[].");
+            r.source_lines.push_back({l.text("source"), l.count("instructions"), l.text("engines"), l.number("duration_ns")});
+        }
+    const Fields d = f.object("dma");
+    r.dma = {d.integer("engines"), d.number("engine_busy_ns_avg"), d.number("engine_utilization"), d.number("dge_busy_ns")};
+    const Fields h = f.object("hbm");
+    r.hbm = {h.count("bytes_read"), h.count("bytes_written"), h.number("achieved_gbps"), h.number("peak_gbps"),
+             h.number("utilization")};
+    const Fields sb = f.object("sbuf");
+    r.sbuf.capacity_bytes_per_partition = sb.count("capacity_bytes_per_partition");
+    for (const auto& v : sb.array("peak_bytes_per_partition")) {
+        if (!v.is_number_unsigned()) sb.fail("peak_bytes_per_partition", "an array of counts");
+        r.sbuf.peak_bytes_per_partition.push_back(v.get<uint64_t>());
+    }
+    if (f.has("link")) {
+        const Fields l = f.object("link");
+        r.link = LinkReport{l.count("transfers"), l.number("busy_ns")};
+    }
+    const Fields b = f.object("bounds");
+    r.bounds = bounds_from(b);
+    r.binding = binding_from(b.object("binding"));
+    r.dma_fixed_cost_dominates = f.flag("dma_fixed_cost_dominates");
+    for (const auto& n : f.array("notes")) {
+        if (!n.is_string()) f.fail("notes", "an array of strings");
+        r.notes.push_back(n.get<std::string>());
+    }
+    if (f.has("kernel_summary")) {
+        const Fields s = f.object("kernel_summary");
+        for (auto it = s.raw().begin(); it != s.raw().end(); ++it)
+            r.kernel_summary.set(it.key(), summary_value(s, it.key(), it.value()));
+    }
+    return r;
+}
+
+// ---- text ----
 
 namespace {
 std::string us(double ns) {
@@ -495,80 +756,52 @@ std::string pct(double f) {
 }
 }  // namespace
 
-void print_run_report(const json& r, std::ostream& out) {
-    out << "kernel      " << r["kernel"].get<std::string>() << " on " << r["hardware"].get<std::string>()
-        << ", lnc=" << r["lnc"] << ", schedule=" << r["schedule"].get<std::string>() << "\n";
-    if (const KernelEntry* e = find_kernel(r["kernel"].get<std::string>()); e && e->print_run_lines) e->print_run_lines(r, out);
-    out << "latency     " << us(r["latency_ns"].get<double>()) << " (kernel " << us(r["kernel_ns"].get<double>())
-        << " + launch " << us(r["launch_ns"].get<double>()) << "), " << r["instructions"] << " instructions\n";
+void print_run_report(const RunReport& r, std::ostream& out) {
+    out << "kernel      " << r.kernel << " on " << r.hardware << ", lnc=" << r.lnc << ", schedule=" << r.schedule << "\n";
+    if (const KernelEntry* e = find_kernel(r.kernel); e && e->print_run_lines) e->print_run_lines(r.kernel_fields, out);
+    out << "latency     " << us(r.latency_ns) << " (kernel " << us(r.kernel_ns) << " + launch " << us(r.launch_ns)
+        << "), " << r.instructions << " instructions\n";
     out << "phases\n";
-    for (const auto& p : r["phases"])
-        out << "  " << std::left << std::setw(9) << p["name"].get<std::string>() << std::right << " "
-            << std::setw(11) << us(p["start_ns"].get<double>()) << " -> " << std::setw(11)
-            << us(p["end_ns"].get<double>()) << "  (" << us(p["duration_ns"].get<double>()) << ")  "
-            << p["binding"]["summary"].get<std::string>() << "\n";
+    for (const auto& p : r.phases)
+        out << "  " << std::left << std::setw(9) << p.name << std::right << " " << std::setw(11) << us(p.start_ns)
+            << " -> " << std::setw(11) << us(p.end_ns) << "  (" << us(p.duration_ns) << ")  " << p.binding.summary << "\n";
     out << "engines     busy / utilization / instructions / semaphore wait / busy priced by estimates\n";
-    for (auto it = r["engines"].begin(); it != r["engines"].end(); ++it)
-        out << "  " << std::left << std::setw(6) << it.key() << std::right << std::setw(12)
-            << us(it.value()["busy_ns"].get<double>()) << "  " << std::setw(6)
-            << pct(it.value()["utilization"].get<double>()) << "  " << std::setw(6) << it.value()["instructions"]
-            << "  " << us(it.value()["semaphore_wait_ns"].get<double>()) << "  "
-            << us(it.value()["estimated_busy_ns"].get<double>()) << " ("
-            << pct(it.value()["estimated_share"].get<double>()) << ")\n";
+    for (const auto& e : r.engines)
+        out << "  " << std::left << std::setw(6) << engine_name(e.engine) << std::right << std::setw(12) << us(e.busy_ns)
+            << "  " << std::setw(6) << pct(e.utilization) << "  " << e.instructions << "  "
+            << us(e.semaphore_wait_ns) << "  " << us(e.estimated_busy_ns) << " (" << pct(e.estimated_share) << ")\n";
     out << "dma queues  busy / utilization / DMAs\n";
-    for (auto it = r["dma_queues"].begin(); it != r["dma_queues"].end(); ++it)
-        out << "  " << std::left << std::setw(9) << it.key() << std::right << std::setw(12)
-            << us(it.value()["busy_ns"].get<double>()) << "  " << std::setw(6)
-            << pct(it.value()["utilization"].get<double>()) << "  " << std::setw(5) << it.value()["dmas"] << "  "
-            << it.value()["roles"].get<std::string>() << "\n";
-    out << "dma engines avg busy " << us(r["dma"]["engine_busy_ns_avg"].get<double>()) << " ("
-        << pct(r["dma"]["engine_utilization"].get<double>()) << "), DGE issue busy "
-        << us(r["dma"]["dge_busy_ns"].get<double>()) << "\n";
-    const json& h = r["hbm"];
-    out << "hbm         read " << std::fixed << std::setprecision(2)
-        << h["bytes_read"].get<double>() / 1048576.0 << " MiB, written "
-        << h["bytes_written"].get<double>() / 1048576.0 << " MiB, achieved " << h["achieved_gbps"].get<double>()
-        << " GB/s of " << h["peak_gbps"].get<double>() << " (" << pct(h["utilization"].get<double>()) << ")\n";
-    if (r.contains("link"))
-        out << "link        " << r["link"]["transfers"] << " sendrecv exchanges, busy "
-            << us(r["link"]["busy_ns"].get<double>()) << "\n";
-    const json& b = r["bounds"];
-    out << "bounds      hbm " << us(b["hbm_ns"].get<double>()) << ", dma " << us(b["dma_ns"].get<double>())
-        << " (plateau " << us(b["dma_plateau_ns"].get<double>()) << "), dge " << us(b["dge_ns"].get<double>());
-    for (Engine e : kAllEngines) {
-        const std::string k = std::string(engine_name(e)) + "_ns";
-        if (b[k].get<double>() > 0) out << ", " << engine_name(e) << " " << us(b[k].get<double>());
-    }
-    out << "\n            whole kernel: " << b["binding"]["summary"].get<std::string>() << "\n";
-    if (r.contains("source_lines")) {
+    for (const auto& q : r.dma_queues)
+        out << "  " << std::left << std::setw(9) << ("core" + std::to_string(q.core) + ".q" + std::to_string(q.queue))
+            << std::right << std::setw(12) << us(q.busy_ns) << "  " << std::setw(6) << pct(q.utilization) << "  "
+            << q.dmas << "  " << q.roles << "\n";
+    out << "dma engines avg busy " << us(r.dma.engine_busy_ns_avg) << " (" << pct(r.dma.engine_utilization)
+        << "), DGE issue busy " << us(r.dma.dge_busy_ns) << "\n";
+    out << "hbm         read " << std::fixed << std::setprecision(2) << double(r.hbm.bytes_read) / 1048576.0
+        << " MiB, written " << double(r.hbm.bytes_written) / 1048576.0 << " MiB, achieved " << r.hbm.achieved_gbps
+        << " GB/s of " << r.hbm.peak_gbps << " (" << pct(r.hbm.utilization) << ")\n";
+    if (r.link) out << "link        " << r.link->transfers << " sendrecv exchanges, busy " << us(r.link->busy_ns) << "\n";
+    out << "bounds      hbm " << us(r.bounds.hbm_ns) << ", dma " << us(r.bounds.dma_ns) << " (plateau "
+        << us(r.bounds.dma_plateau_ns) << "), dge " << us(r.bounds.dge_ns);
+    for (Engine e : kAllEngines)
+        if (r.bounds.engine_ns[size_t(e)] > 0) out << ", " << engine_name(e) << " " << us(r.bounds.engine_ns[size_t(e)]);
+    out << "\n            whole kernel: " << r.binding.summary << "\n";
+    if (!r.source_lines.empty()) {
         out << "source      the kernel's lines by the summed duration of their instructions (top 10)\n";
         size_t shown = 0;
-        for (const auto& l : r["source_lines"]) {
+        for (const auto& l : r.source_lines) {
             if (++shown > 10) break;
-            out << "  " << std::left << std::setw(44) << l["source"].get<std::string>() << std::right << std::setw(12)
-                << us(l["duration_ns"].get<double>()) << "  " << std::setw(6) << l["instructions"] << "  "
-                << l["engines"].get<std::string>() << "\n";
+            out << "  " << std::left << std::setw(44) << l.source << std::right << std::setw(12) << us(l.duration_ns)
+                << "  " << l.instructions << "  " << l.engines << "\n";
         }
     }
-    for (const auto& n : r["notes"]) out << "note        " << n.get<std::string>() << "\n";
+    for (const auto& n : r.notes) out << "note        " << n << "\n";
 }
 
-std::string phase_bindings(const nlohmann::json& r) {
+std::string phase_bindings(const RunReport& r) {
     std::string s;
-    if (r.contains("phases") && r["phases"].is_array())
-        for (const auto& p : r["phases"])
-            if (p.contains("binding") && p["binding"].contains("unit"))
-                s += (s.empty() ? "" : ", ") + p["name"].get<std::string>() + " " + p["binding"]["unit"].get<std::string>();
+    for (const auto& p : r.phases) s += (s.empty() ? "" : ", ") + p.name + " " + p.binding.unit;
     return s;
-}
-
-nlohmann::ordered_json mark_estimate_report(const nlohmann::ordered_json& report) {
-    nlohmann::ordered_json out;
-    for (auto it = report.begin(); it != report.end(); ++it) {
-        out[it.key()] = it.value();
-        if (it.key() == "schedule") out["mode"] = "estimate";
-    }
-    return out;
 }
 
 }  // namespace bnsim

@@ -16,7 +16,7 @@
 
 namespace bnsim {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 namespace {
 
@@ -46,9 +46,9 @@ SimOutcome run_simulation_exec(const SimRequest& r, double timeout_s) {
         return o;
     }
     try {
-        const json j = json::parse(c.out);
+        const nlohmann::ordered_json j = nlohmann::ordered_json::parse(c.out);
         if (r.want == SimRequest::Want::metric) o.value = j.at("value").get<double>();
-        else o.report = j;
+        else o.report = run_report_from_json(j);
         o.ok = true;
     } catch (const std::exception& e) {
         o.error = std::string("unreadable child output: ") + e.what();
@@ -73,10 +73,8 @@ SimOutcome run_simulation_here(const SimRequest& r) {
         if (r.want == SimRequest::Want::metric) {
             o.value = compute_metric(r.metric, cfg.hw, k, res);
         } else {
-            nlohmann::ordered_json rep = run_report_json(cfg, k, res);
-            if (est) rep = mark_estimate_report(rep);
-            rep["provenance"] = provenance_of(cfg).json();
-            o.report = json::parse(rep.dump());  // the object `bnsim run --json` prints
+            o.report = build_run_report(cfg, k, res);
+            o.report.estimate = est;
         }
         o.ok = true;
     } catch (...) {
@@ -111,7 +109,7 @@ std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests,
             j["ok"] = o.ok;
             if (!o.ok) j["error"] = o.error;
             else if (requests[i].want == SimRequest::Want::metric) j["value"] = o.value;
-            else j["report"] = o.report;
+            else j["report"] = to_json(o.report);
             return j.dump();
         },
         [&](size_t i, const JobResult& jr) {
@@ -125,11 +123,11 @@ std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests,
                 return;
             }
             try {
-                const json j = json::parse(jr.payload);
+                const nlohmann::ordered_json j = nlohmann::ordered_json::parse(jr.payload);  // keeps the report's order
                 o.ok = j.at("ok").get<bool>();
                 if (!o.ok) o.error = j.at("error").get<std::string>();
                 else if (requests[i].want == SimRequest::Want::metric) o.value = j.at("value").get<double>();
-                else o.report = j.at("report");
+                else o.report = run_report_from_json(j.at("report"));
             } catch (const std::exception& e) {
                 o.ok = false;
                 o.error = std::string("unreadable result from the child: ") + e.what();

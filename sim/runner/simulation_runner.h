@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/config/run_config.h"
+#include "sim/report/run_report.h"
 
 namespace bnsim {
 
@@ -28,7 +29,7 @@ struct SimRequest {
 struct SimOutcome {
     bool ok = false;
     std::string error;    // one line: the config's or the kernel's refusal, a deadlock, a crash, a timeout
-    nlohmann::json report;  // report / estimate_report: `bnsim run --json` (or `--estimate --json`)'s object
+    RunReport report;       // report / estimate_report
     double value = 0;       // metric: its value
 };
 

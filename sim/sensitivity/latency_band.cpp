@@ -34,7 +34,7 @@ json latency_band(const RunConfig& cfg, const std::string& config, const Overrid
     std::vector<double> lat(reqs.size(), latency_ns);
     std::vector<std::string> err(reqs.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
-        if (outs[i].ok) lat[i] = outs[i].report.at("latency_ns").get<double>();
+        if (outs[i].ok) lat[i] = outs[i].report.latency_ns;
         else err[i] = outs[i].error;
     }
     json b;
@@ -120,7 +120,7 @@ void add_joint_band(json& b, const RunConfig& cfg, const std::string& config, co
     }
     const std::vector<SimOutcome> end_runs = run_simulations(ends, jobs, timeout_s);
     for (size_t e = 0; e < 2; ++e)
-        if (end_runs[e].ok) confirmed[e] = end_runs[e].report.at("latency_ns").get<double>();
+        if (end_runs[e].ok) confirmed[e] = end_runs[e].report.latency_ns;
     const double lo_est = *std::min_element(lat.begin(), lat.end()), hi_est = *std::max_element(lat.begin(), lat.end());
     b["min_ns"] = std::isfinite(confirmed[0]) ? std::min(confirmed[0], lo_est) : lo_est;
     b["max_ns"] = std::isfinite(confirmed[1]) ? std::max(confirmed[1], hi_est) : hi_est;

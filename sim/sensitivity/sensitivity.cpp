@@ -171,7 +171,7 @@ json sensitivity(const SensitivityOptions& o) {
             j["latency_ns"] = nullptr;
             j["binding"] = "";
         } else {
-            j["latency_ns"] = round3(runs[si].report.at("latency_ns").get<double>());
+            j["latency_ns"] = round3(runs[si].report.latency_ns);
             j["binding"] = phase_bindings(runs[si].report);
         }
         const Ranking& r = rank[si];
@@ -270,7 +270,7 @@ json sensitivity(const SensitivityOptions& o) {
             if (interior[k].param != i) continue;
             const size_t si = sc.size() + k;
             json lat = nullptr, err = nullptr;
-            if (runs[si].ok) lat = round3(runs[si].report.at("latency_ns").get<double>());
+            if (runs[si].ok) lat = round3(runs[si].report.latency_ns);
             else err = runs[si].error;
             sample(interior[k].value, lat, err);
         }

@@ -21,7 +21,7 @@ PointOutcome run_point(const std::string& base, const PointParams& params) {
         SimOptions so;
         so.policy = cfg.schedule;
         SimResult r = simulate(cfg.hw, k.trace, so);
-        o.run = run_report_json(cfg, k, r);
+        o.run = to_json(build_run_report(cfg, k, r));
         o.run["provenance"] = provenance_of(cfg).json();  // as `bnsim run --json` prints it
         o.status = "ok";
     } catch (const KernelError& e) {

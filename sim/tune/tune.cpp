@@ -189,7 +189,7 @@ TuneReport tune(const TuneOptions& o) {
     std::vector<size_t> kept;  // candidates confirmed
     for (size_t i = 0; i < cand.size(); ++i)
         if (runs[i].ok) kept.push_back(i);
-    auto full_ns = [&](size_t i) { return runs[i].report.at("latency_ns").get<double>(); };
+    auto full_ns = [&](size_t i) { return runs[i].report.latency_ns; };
 
     // 4. Robustness: every candidate priced in each joint sample of the estimated parameters, on
     // the full simulation's scale (its own full/estimate ratio at the preset). A sample that
@@ -239,10 +239,9 @@ TuneReport tune(const TuneOptions& o) {
         t.sets = cand[i].sets;
         t.own = cand[i].own;
         t.estimate_ns = cand[i].estimate_ns;
-        const nlohmann::json& r = runs[i].report;
         t.latency_ns = full_ns(i);
-        t.binding = r.contains("bounds") ? r["bounds"]["binding"].value("unit", "") : "";
-        t.phases = phase_bindings(r);
+        t.binding = runs[i].report.binding.unit;
+        t.phases = phase_bindings(runs[i].report);
         const double L = t.latency_ns;
         t.p5_ns = lat[i].empty() ? L : percentile(lat[i], 0.05);
         t.p50_ns = lat[i].empty() ? L : percentile(lat[i], 0.50);
