@@ -70,10 +70,7 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
     }
     add_dma_queue_units(trace, res);
     res.units.hbm = UnitStats{double(res.hbm_bytes_read + res.hbm_bytes_written) / hw.hbm.bandwidth_gbps, 0};
-    if (trace.num_cores > 1) {
-        res.units.has_link = true;
-        res.units.link = UnitStats{link_busy / 2, transfers / 2};
-    }
+    if (trace.num_cores > 1) res.units.link = UnitStats{link_busy / 2, transfers / 2};
     return res;
 }
 

@@ -155,10 +155,7 @@ SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opt
     }
     add_dma_queue_units(trace, res);
     res.units.hbm = UnitStats{top.hbm().busy_ns(), 0};
-    if (top.link()) {
-        res.units.has_link = true;
-        res.units.link = UnitStats{top.link()->busy_ns(), top.link()->transfers()};
-    }
+    if (top.link()) res.units.link = UnitStats{top.link()->busy_ns(), top.link()->transfers()};
     res.hbm_bytes_read = top.hbm().bytes_read();
     res.hbm_bytes_written = top.hbm().bytes_written();
     return res;

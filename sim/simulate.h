@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,8 +50,7 @@ struct CoreUnitStats {
 struct UnitStatsAll {
     std::vector<CoreUnitStats> cores;  // indexed by core
     UnitStats hbm;                     // busy only
-    bool has_link = false;             // an LNC=2 pair has the inter-core link
-    UnitStats link;
+    std::optional<UnitStats> link;     // an LNC=2 pair's inter-core link
 };
 
 struct SimResult {

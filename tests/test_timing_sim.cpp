@@ -214,7 +214,8 @@ TEST_CASE("timing: LNC=2 channel sharding (C=256) runs on both cores, no exchang
     SimResult r = simulate(cfg.hw, k.trace, SimOptions{});
     CHECK(r.units.cores.at(0).engines[size_t(Engine::Dve)].instructions > 0);
     CHECK(r.units.cores.at(1).engines[size_t(Engine::Dve)].instructions == r.units.cores.at(0).engines[size_t(Engine::Dve)].instructions);
-    CHECK(r.units.link.instructions == 0);
+    REQUIRE(r.units.link);
+    CHECK(r.units.link->instructions == 0);
     // both cores share one HBM stack: all the trace's HBM bytes went through it
     const TraceStats st = compute_stats(k.trace);
     CHECK(r.hbm_bytes_read == st.hbm_read_bytes);
@@ -227,7 +228,8 @@ TEST_CASE("timing: LNC=2 batch sharding (C=64) swaps dbeta and yx over the link"
     GeneratedKernel k = cfg.generate();
     REQUIRE(k.info["sharding"]["mode"] == "batch");
     SimResult r = simulate(cfg.hw, k.trace, SimOptions{});
-    CHECK(r.units.link.instructions == 2);  // two exchanges, each a matched pair
+    REQUIRE(r.units.link);
+    CHECK(r.units.link->instructions == 2);  // two exchanges, each a matched pair
     std::vector<const Instruction*> sr;
     for (const auto& in : k.trace.instructions())
         if (in.opcode == Opcode::SendRecv) sr.push_back(&in);

@@ -441,7 +441,7 @@ RunReport build_run_report(const RunConfig& cfg, const GeneratedKernel& k, const
     j.hbm.utilization = std::round(gbps / cfg.hw.hbm.bandwidth_gbps * 10000) / 10000;
     j.sbuf.capacity_bytes_per_partition = cfg.hw.sbuf.bytes_per_partition;
     j.sbuf.peak_bytes_per_partition = r.sbuf_peak_bytes;  // per core: highest byte any instruction touches
-    if (r.units.has_link) j.link = LinkReport{r.units.link.instructions, ps(r.units.link.busy_ns)};
+    if (r.units.link) j.link = LinkReport{r.units.link->instructions, ps(r.units.link->busy_ns)};
 
     // Whole-kernel lower bounds.
     j.bounds = bound_times(bounds.all);

@@ -46,7 +46,7 @@ SimOutcome run_simulation_exec(const SimRequest& r, double timeout_s) {
         return o;
     }
     try {
-        const nlohmann::ordered_json j = nlohmann::ordered_json::parse(c.out);
+        const json j = json::parse(c.out);  // ordered: keeps the report's order
         if (r.want == SimRequest::Want::metric) o.value = j.at("value").get<double>();
         else o.report = run_report_from_json(j);
         o.ok = true;
@@ -123,7 +123,7 @@ std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests,
                 return;
             }
             try {
-                const nlohmann::ordered_json j = nlohmann::ordered_json::parse(jr.payload);  // keeps the report's order
+                const json j = json::parse(jr.payload);  // ordered: keeps the report's order
                 o.ok = j.at("ok").get<bool>();
                 if (!o.ok) o.error = j.at("error").get<std::string>();
                 else if (requests[i].want == SimRequest::Want::metric) o.value = j.at("value").get<double>();
