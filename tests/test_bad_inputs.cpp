@@ -259,6 +259,11 @@ BAD_INPUT("hardware preset that does not exist", [](const std::string& d) {
     return Row{{"trace", config_file(d, "hardware: nosuchpreset\nkernel: batch_norm_bwd\nshape: {B: 2, C: 4, H: 8, W: 8}\n")},
                {d + "/run.yaml:1:", "preset 'nosuchpreset' could not be loaded"}};
 })
+BAD_INPUT("hardware preset name longer than a file name may be", [](const std::string& d) {
+    // Found by fuzz_config: the preset search once let the file system's "File name too long" escape.
+    return Row{{"trace", config_file(d, "hardware: " + std::string(400, 't') + "\nkernel: batch_norm_bwd\nshape: {B: 2, C: 4, H: 8, W: 8}\n")},
+               {d + "/run.yaml:1:", "could not be loaded"}};
+})
 BAD_INPUT("hardware preset missing a number", [](const std::string& d) {
     std::string hw = slurp(kHwPreset);
     const auto at = hw.find("  latency_ns:", hw.find("hbm:"));

@@ -350,8 +350,12 @@ std::string resolve_hw_path(const std::string& name, const std::string& run_file
 #ifdef BNSIM_CONFIG_DIR
     candidates.push_back(fs::path(BNSIM_CONFIG_DIR) / "hw" / (name + ".yaml"));
 #endif
-    for (const auto& p : candidates)
-        if (fs::exists(p)) return p.string();
+    // A name too long for the file system is not found rather than an error here:
+    // the caller's open of the fallback path reports it with the file named.
+    for (const auto& p : candidates) {
+        std::error_code ec;
+        if (fs::exists(p, ec)) return p.string();
+    }
     return (fs::path("configs") / "hw" / (name + ".yaml")).string();
 }
 

@@ -247,8 +247,11 @@ void write_rows(const std::string& dir, const json& meta, const Records& records
 }  // namespace
 
 void write_results(const std::string& dir, const json& meta, const Records& records) {
-    fs::create_directories(dir);
-    OutputDir("--out", dir).write("sweep.json", [&](std::ostream& o) { o << meta.dump(2) << "\n"; });
+    const OutputDir out("--out", dir);  // refuses an unusable folder with the option named
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw UsageError("--out " + dir + ": cannot create the folder (" + ec.message() + ")");
+    out.write("sweep.json", [&](std::ostream& o) { o << meta.dump(2) << "\n"; });
     write_rows(dir, meta, records);
 }
 
