@@ -13,6 +13,7 @@
 #include "sim/compare/stats.h"
 #include "sim/config/run_config.h"
 #include "sim/measured/profile.h"
+#include "sim/report/phase_window.h"
 #include "sim/report/profile_report.h"
 #include "sim/simulate.h"
 #include "tests/source_paths.h"
@@ -91,6 +92,66 @@ TEST_CASE("compare_profiles: per-engine busy, phases and per-opcode distribution
     CHECK(j["opcodes"][0]["measured"]["mean_ns"].get<double>() == Approx(200));
     CHECK(j["opcodes"][0]["measured"]["p90_ns"].get<double>() == Approx(280));
     CHECK(j["opcodes"][0]["mean_error_pct"].get<double>() == Approx(-25));
+}
+
+TEST_CASE("phase windows: each from when the phase leads to its last end, by hand") {
+    PhaseWindows w;
+    w.add(1, 0, 100);
+    w.add(1, 10, 300);
+    w.add(2, 50, 80);    // prefetched under phase 1
+    w.add(2, 200, 500);
+    w.add(3, 20, 40);    // wholly under phase 1: a window of no length at its own end
+    w.add(4, 600, 700);  // after a gap
+    const auto v = w.windows();
+    REQUIRE(v.size() == 4);
+    CHECK(v[0].start_ns == 0);
+    CHECK(v[0].end_ns == 300);
+    CHECK(v[1].first_start_ns == 50);
+    CHECK(v[1].start_ns == 300);
+    CHECK(v[1].duration_ns() == 200);
+    CHECK(v[2].start_ns == 40);
+    CHECK(v[2].duration_ns() == 0);
+    CHECK(v[3].start_ns == 600);  // leads from its own first start: earlier phases ended at 500
+    CHECK(v[3].duration_ns() == 100);
+}
+
+TEST_CASE("compare_profiles: phases windowed alike, with transfers only when both sides name them") {
+    Profile m, p;
+    for (Profile* x : {&m, &p}) {
+        x->instructions.push_back({0, 100, 100, "dve", "tensor_tensor", "k:phase1.a"});
+        x->instructions.push_back({120, 130, 10, "sync", "dma_copy", "k:phase2.store"});
+        x->dma_packets.push_back({130, 400, 0, "q0", 64, "k:phase2.store"});
+    }
+    json j = compare_profiles(m, p);
+    CHECK(j["phase_windows_include"] == "instructions and DMA transfers");
+    REQUIRE(j["phases"].size() == 2);
+    CHECK(j["phases"][1]["phase"] == "k:phase2");
+    CHECK(j["phases"][1]["measured_ns"].get<double>() == Approx(280));  // 120 -> 400: from its first start (phase 1 ended at 100) to its data's arrival
+    m.dma_packets[0].nki_source_location.clear();  // as neuron-profile writes them
+    j = compare_profiles(m, p);
+    CHECK(j["phase_windows_include"] == "instructions only");
+    CHECK(j["phases"][1]["measured_ns"].get<double>() == Approx(10));  // 120 -> 130 on both sides: the trigger only
+    CHECK(j["phases"][1]["predicted_ns"].get<double>() == Approx(10));
+}
+
+TEST_CASE("bnsim run and compare of its own profile give the same phase windows on the seed shape") {
+    int st = 0;
+    const auto dir = compare_dir("windows");
+    const json run = json::parse(test::bnsim_output("run " + kSrc + "/configs/default.yaml --json --profile-out " + dir, &st));
+    REQUIRE(st == 0);
+    const json cmp = json::parse(test::bnsim_output("compare " + dir + " --against " + kSrc + "/configs/default.yaml --json", &st));
+    REQUIRE(st == 0);
+    const json& phases = cmp["profile"]["phases"];
+    REQUIRE(phases.size() == run["phases"].size());
+    REQUIRE(phases.size() == 2);
+    double sum = 0;
+    for (size_t i = 0; i < phases.size(); ++i) {
+        CHECK(phases[i]["measured_ns"].get<double>() == Approx(run["phases"][i]["duration_ns"].get<double>()).margin(1e-3));
+        sum += run["phases"][i]["duration_ns"].get<double>();
+    }
+    // The windows tile the kernel: they sum to its time less the last DMA's completion latency.
+    CHECK(sum <= run["kernel_ns"].get<double>());
+    CHECK(sum >= 0.99 * run["kernel_ns"].get<double>());
 }
 
 TEST_CASE("profile tables: a simulated run reads back through the importers unchanged") {

@@ -1,12 +1,15 @@
 #include "sim/compare/compare.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "sim/compare/stats.h"
 #include "sim/interval_union.h"
+#include "sim/report/phase_window.h"
 
 namespace bnsim {
 
@@ -104,13 +107,46 @@ json compare_points(const MeasuredSet& set, const std::vector<Prediction>& pred)
 
 namespace {
 
-std::string phase_of(const std::string& loc) {
-    // bnsim's "function:phaseN.step"; other locations (a real file:line) have no phase.
+// bnsim's source locations name the phase: "function:phaseN.step" is phase N and
+// "function:step" (a letter first) is the setup, phase 0. A real location ("kernel.py:42") has
+// none. Returns the phase and its name ("FUNCTION:phase2", "FUNCTION:setup").
+std::optional<std::pair<int, std::string>> phase_of(const std::string& loc) {
     const auto colon = loc.find(':');
-    if (colon == std::string::npos) return "";
+    if (colon == std::string::npos || colon + 1 >= loc.size()) return std::nullopt;
+    const std::string fn = loc.substr(0, colon);
     const auto dot = loc.find('.', colon);
-    const std::string ph = loc.substr(colon + 1, dot == std::string::npos ? std::string::npos : dot - colon - 1);
-    return ph.rfind("phase", 0) == 0 ? loc.substr(0, colon) + ":" + ph : "";
+    const std::string step = loc.substr(colon + 1, dot == std::string::npos ? std::string::npos : dot - colon - 1);
+    if (step.size() > 5 && step.rfind("phase", 0) == 0 &&
+        std::all_of(step.begin() + 5, step.end(), [](char c) { return c >= '0' && c <= '9'; }) && step.size() < 12)
+        return std::make_pair(std::stoi(step.substr(5)), fn + ":" + step);
+    if (dot == std::string::npos && std::isalpha(static_cast<unsigned char>(step[0])))
+        return std::make_pair(0, fn + ":setup");
+    return std::nullopt;
+}
+
+// Every profile's phase windows by the one rule (sim/report/phase_window.h), over its
+// instructions and, with `transfers`, its DMA transfers (their data's arrival ends a phase).
+std::vector<std::pair<std::string, PhaseWindow>> phase_windows_of(const Profile& pr, bool transfers) {
+    PhaseWindows w;
+    std::map<int, std::string> names;
+    auto add = [&](const std::string& loc, double s, double e) {
+        if (const auto ph = phase_of(loc)) {
+            names.emplace(ph->first, ph->second);
+            w.add(ph->first, s, e);
+        }
+    };
+    for (const auto& i : pr.instructions) add(i.nki_source_location, i.start_ns, i.end_ns);
+    if (transfers)
+        for (const auto& d : pr.dma_packets) add(d.nki_source_location, d.start_ns, d.end_ns);
+    std::vector<std::pair<std::string, PhaseWindow>> out;  // in phase order
+    for (const auto& x : w.windows()) out.emplace_back(names.at(x.phase), x);
+    return out;
+}
+
+bool transfers_named(const Profile& p) {
+    return !p.dma_packets.empty() && std::all_of(p.dma_packets.begin(), p.dma_packets.end(), [](const ProfileDmaPacket& d) {
+        return !d.nki_source_location.empty();
+    });
 }
 
 double engine_busy(const Profile& p, const std::string& engine) {
@@ -166,24 +202,16 @@ json compare_profiles(const Profile& m, const Profile& p) {
     engines.push_back(named("engine", "dma", pair_row(dma_busy(m), dma_busy(p))));
     j["engines"] = engines;
 
-    // Phases: first start to last end of the instructions whose source location names the phase.
-    auto phases_of = [](const Profile& pr) {
-        std::map<std::string, std::pair<double, double>> ph;
-        for (const auto& i : pr.instructions) {
-            const std::string k = phase_of(i.nki_source_location);
-            if (k.empty()) continue;
-            auto it = ph.find(k);
-            if (it == ph.end()) ph[k] = {i.start_ns, i.end_ns};
-            else it->second = {std::min(it->second.first, i.start_ns), std::max(it->second.second, i.end_ns)};
-        }
-        return ph;
-    };
-    const auto mph = phases_of(m), pph = phases_of(p);
+    // Phases, each side windowed alike: with DMA transfers only when both profiles name the
+    // transfers' source lines (bnsim's do, neuron-profile's do not).
+    const bool transfers = transfers_named(m) && transfers_named(p);
+    j["phase_windows_include"] = transfers ? "instructions and DMA transfers" : "instructions only";
+    const auto mph = phase_windows_of(m, transfers), pph = phase_windows_of(p, transfers);
     json phases = json::array();
-    for (const auto& [k, span] : mph) {
-        auto it = pph.find(k);
+    for (const auto& [k, mw] : mph) {
+        const auto it = std::find_if(pph.begin(), pph.end(), [&](const auto& x) { return x.first == k; });
         if (it == pph.end()) continue;
-        phases.push_back(named("phase", k, pair_row(span.second - span.first, it->second.second - it->second.first)));
+        phases.push_back(named("phase", k, pair_row(mw.duration_ns(), it->second.duration_ns())));
     }
     j["phases"] = phases;
 

@@ -28,7 +28,7 @@ bool ProfileInstruction::operator==(const ProfileInstruction& o) const {
 
 bool ProfileDmaPacket::operator==(const ProfileDmaPacket& o) const {
     return start_ns == o.start_ns && end_ns == o.end_ns && engine_idx == o.engine_idx && queue_name == o.queue_name &&
-           transfer_bytes == o.transfer_bytes;
+           transfer_bytes == o.transfer_bytes && nki_source_location == o.nki_source_location;
 }
 
 bool Profile::is_simulation() const {
@@ -223,6 +223,7 @@ ProfileDmaPacket packet_from(const Record& r) {
     d.queue_name = r.has("queue_name") ? r.text("queue_name") : "";
     d.transfer_bytes = r.num("transfer_bytes");
     if (d.transfer_bytes < 0) import_fail(r.file, r.line, "transfer_bytes", r.where + "negative byte count");
+    if (r.f.count("nki_source_location")) d.nki_source_location = r.f.at("nki_source_location");
     return d;
 }
 
@@ -449,7 +450,8 @@ json to_json(const Profile& p) {
     json pk = json::array();
     for (const auto& d : p.dma_packets)
         pk.push_back({{"start_ts", d.start_ns}, {"end_ts", d.end_ns}, {"engine_idx", d.engine_idx},
-                      {"queue_name", d.queue_name}, {"transfer_bytes", d.transfer_bytes}});
+                      {"queue_name", d.queue_name}, {"transfer_bytes", d.transfer_bytes},
+                      {"nki_source_location", d.nki_source_location}});
     j["dma_packet"] = pk;
     return j;
 }
@@ -481,10 +483,11 @@ void write_profile_dir(const Profile& p, const OutputDir& dir) {
               << csv_field(i.engine) << ',' << csv_field(i.opcode) << ',' << csv_field(i.nki_source_location) << '\n';
     });
     dir.write("dma_packet.csv", [&](std::ostream& o) {
-        o << "start_ts,end_ts,engine_idx,queue_name,transfer_bytes\n";
+        o << "start_ts,end_ts,engine_idx,queue_name,transfer_bytes,nki_source_location\n";
         for (const auto& x : p.dma_packets)
             o << number_text(x.start_ns) << ',' << number_text(x.end_ns) << ',' << x.engine_idx << ','
-              << csv_field(x.queue_name) << ',' << number_text(x.transfer_bytes) << '\n';
+              << csv_field(x.queue_name) << ',' << number_text(x.transfer_bytes) << ','
+              << csv_field(x.nki_source_location) << '\n';
     });
     dir.write("profile.json", [&](std::ostream& o) { o << to_json(p).dump(1) << "\n"; });
 }

@@ -35,6 +35,9 @@ struct ProfileDmaPacket {
     long long engine_idx = 0;
     std::string queue_name;
     double transfer_bytes = 0;
+    // The DMA instruction's source location. bnsim writes it so a phase's window can end at its
+    // data's arrival; neuron-profile's DMA rows carry none, and then it stays empty.
+    std::string nki_source_location;
     bool operator==(const ProfileDmaPacket& o) const;
 };
 

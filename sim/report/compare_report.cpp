@@ -77,6 +77,9 @@ void print_profile(const json& r, std::ostream& out) {
     if (r.contains("total_time")) row("total_time", r["total_time"]);
     for (const auto& e : r["engines"]) row(e["engine"].get<std::string>() + " busy", e);
     for (const auto& p : r["phases"]) row(p["phase"].get<std::string>(), p);
+    if (!r["phases"].empty())
+        out << "  (phase windows from when each phase leads to its last end, over "
+            << r["phase_windows_include"].get<std::string>() << ")\n";
     if (!r["opcodes"].empty()) {
         out << "instruction durations per (engine, opcode): count, mean, p50, p90 (measured / predicted)\n";
         for (const auto& o : r["opcodes"]) {

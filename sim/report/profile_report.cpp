@@ -59,6 +59,7 @@ Profile simulated_profile(const RunConfig& cfg, const GeneratedKernel& k, const 
                 pk.engine_idx = eng;
                 pk.queue_name = "q" + std::to_string(in.dma.queue) + " " + in.tag.what;
                 pk.transfer_bytes = b;
+                pk.nki_source_location = pi.nki_source_location;
                 dma.emplace_back(pk.start_ns, pk.end_ns);
                 all.emplace_back(pk.start_ns, pk.end_ns);
                 dma_bytes += b;

@@ -2,6 +2,7 @@
 #include "sim/report/run_report.h"
 
 #include "kernels/kernel_entry.h"
+#include "sim/report/phase_window.h"
 
 #include <algorithm>
 #include <array>
@@ -157,7 +158,7 @@ BoundTimes bound_times(const Bounds& b) {
 bool is_movement(const std::string& unit) { return unit == "dma" || unit == "hbm" || unit == "dge"; }
 
 // Which bound binds, and by how much over the runner-up of the other kind (engines vs data movement).
-Binding binding_of(const Bounds& b, double duration_ns, bool own_window = false) {
+Binding binding_of(const Bounds& b, double duration_ns) {
     std::vector<std::pair<std::string, double>> all;
     for (Engine e : kAllEngines) all.emplace_back(engine_name(e), b.engine[int(e)]);
     all.emplace_back("dma", b.dma_ns);
@@ -183,8 +184,7 @@ Binding binding_of(const Bounds& b, double duration_ns, bool own_window = false)
         o << ", " << std::fixed << std::setprecision(1) << ratio << "x over its " << unit_label(other.first)
           << " time";
     if (top->second > 0)
-        o << "; runs at " << std::fixed << std::setprecision(2) << duration_ns / top->second << "x that bound"
-          << (own_window ? " (counted from the previous phase's end)" : "");
+        o << "; runs at " << std::fixed << std::setprecision(2) << duration_ns / top->second << "x that bound";
     j.summary = o.str();
     return j;
 }
@@ -308,28 +308,21 @@ RunReport build_run_report(const RunConfig& cfg, const GeneratedKernel& k, const
     j.launch_ns = ps(cfg.hw.launch.fixed_ns);
     j.instructions = trace.size();
 
-    // Phases: each spans its first instruction's start to its last one's end, and its binding is
-    // judged on the part after the previous phase ended.
+    // Phases: each over its window (phase_window.h), where its binding is judged too.
     const KernelBounds& bounds = figures.bounds;
-    std::map<int, std::pair<double, double>> span;  // phase -> (first start, last end)
-    for (const auto& in : trace.instructions()) {
-        auto& [s, e] = span.try_emplace(in.tag.phase, 1e300, 0.0).first->second;
-        s = std::min(s, r.timing[in.id].start_ns);
-        e = std::max(e, r.timing[in.id].end_ns);
-    }
-    double prev_end = 0;
-    for (const auto& [p, b] : bounds.phase) {  // every phase, in order
-        const auto [s, e] = span.at(p);
-        const double own_start = std::min(e, std::max(s, prev_end));
-        prev_end = std::max(prev_end, e);
+    PhaseWindows windows;
+    for (const auto& in : trace.instructions()) windows.add(in, r.timing[in.id]);
+    for (const PhaseWindow& w : windows.windows()) {  // every phase, in order
+        const Bounds& b = bounds.phase.at(w.phase);
+        const int p = w.phase;
         PhaseReport ph;
         ph.name = p == 0 ? std::string("setup") : "phase " + std::to_string(p);
-        ph.start_ns = ps(s);
-        ph.end_ns = ps(e);
-        ph.duration_ns = ps(e - s);
-        ph.own_start_ns = ps(own_start);
+        ph.start_ns = ps(w.start_ns);
+        ph.end_ns = ps(w.end_ns);
+        ph.duration_ns = ps(w.duration_ns());
+        ph.first_start_ns = ps(w.first_start_ns);
         ph.bounds = bound_times(b);
-        ph.binding = binding_of(b, e - own_start, own_start > s + 1e-3);
+        ph.binding = binding_of(b, w.duration_ns());
         std::string why;
         ph.dma_fixed_cost_dominates = dma_fixed_dominates(b, cfg.hw, why);
         if (ph.dma_fixed_cost_dominates) {
@@ -590,7 +583,7 @@ json to_json(const RunReport& r) {
         ph["start_ns"] = p.start_ns;
         ph["end_ns"] = p.end_ns;
         ph["duration_ns"] = p.duration_ns;
-        ph["own_start_ns"] = p.own_start_ns;
+        ph["first_start_ns"] = p.first_start_ns;
         ph["bounds"] = bounds_json(p.bounds);
         ph["binding"] = binding_json(p.binding);
         ph["dma_fixed_cost_dominates"] = p.dma_fixed_cost_dominates;
@@ -672,7 +665,7 @@ RunReport run_report_from_json(const json& in) {
         ph.start_ns = p.number("start_ns");
         ph.end_ns = p.number("end_ns");
         ph.duration_ns = p.number("duration_ns");
-        ph.own_start_ns = p.number("own_start_ns");
+        ph.first_start_ns = p.number("first_start_ns");
         ph.bounds = bounds_from(p.object("bounds"));
         ph.binding = binding_from(p.object("binding"));
         ph.dma_fixed_cost_dominates = p.flag("dma_fixed_cost_dominates");
@@ -764,7 +757,8 @@ void print_run_report(const RunReport& r, std::ostream& out) {
     out << "phases\n";
     for (const auto& p : r.phases)
         out << "  " << std::left << std::setw(9) << p.name << std::right << " " << std::setw(11) << us(p.start_ns)
-            << " -> " << std::setw(11) << us(p.end_ns) << "  (" << us(p.duration_ns) << ")  " << p.binding.summary << "\n";
+            << " -> " << std::setw(11) << us(p.end_ns) << "  (" << us(p.duration_ns) << ")  " << p.binding.summary
+            << (p.first_start_ns < p.start_ns ? "; its first instruction began at " + us(p.first_start_ns) : "") << "\n";
     out << "engines     busy / utilization / instructions / semaphore wait / busy priced by estimates\n";
     for (const auto& e : r.engines)
         out << "  " << std::left << std::setw(6) << engine_name(e.engine) << std::right << std::setw(12) << us(e.busy_ns)

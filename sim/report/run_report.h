@@ -38,12 +38,12 @@ struct Binding {
     std::string summary;             // "DVE-bound, 1.8x over its DMA time; runs at 1.06x that bound"
 };
 
-// A phase spans its first instruction's start to its last one's end; phases overlap (the
-// scheduler prefetches a phase's first loads while the previous one computes), so its binding is
-// judged on its own window, from own_start_ns (the previous phase's end) to end_ns.
+// A phase over its window (sim/report/phase_window.h: from when it leads to its last
+// instruction's end; first_start_ns is when its earliest instruction began, under an earlier
+// phase). Its binding is judged on that window.
 struct PhaseReport {
     std::string name;  // "setup", "phase 1", ...
-    double start_ns = 0, end_ns = 0, duration_ns = 0, own_start_ns = 0;
+    double start_ns = 0, end_ns = 0, duration_ns = 0, first_start_ns = 0;
     BoundTimes bounds;
     Binding binding;
     bool dma_fixed_cost_dominates = false;

@@ -275,7 +275,7 @@ struct Charts {
             for (const auto& p : r["run"]["phases"]) {
                 const std::string unit = p["binding"]["unit"].get<std::string>();
                 units.insert(unit);
-                const double s = p["own_start_ns"].get<double>() + launch, e = p["end_ns"].get<double>() + launch;
+                const double s = p["start_ns"].get<double>() + launch, e = p["end_ns"].get<double>() + launch;
                 const double bound = std::min(p["binding"]["bound_ns"].get<double>(), e - s);
                 const std::string title = html_escape(p["name"].get<std::string>() + ": " + us(e - s) + " us, " + unit + "-bound (bound " +
                                               us(p["binding"]["bound_ns"].get<double>()) + " us)");
