@@ -18,6 +18,7 @@
 
 #include "sim/calibration/subprocess.h"
 #include "sim/sweep/results_dir.h"
+#include "sim/sweep/sweep_record.h"
 #include "sim/sweep/sweep_spec.h"
 #include "sim/sweep/sweep_summary.h"
 #include "sim/runner/worker_pool.h"
@@ -148,11 +149,11 @@ TEST_CASE("sweep: a small grid's CSV has one row per point plus auto, with the r
     Records recs = read_records(d.out("o"));
     std::string tied;
     for (const auto& [id, rec] : recs)
-        if (!rec["auto"].get<bool>() && rec["status"] == "ok" && rec["run"]["latency_ns"].get<double>() == ctx["auto"]["latency_ns"].get<double>())
+        if (!rec.is_auto && rec.ok() && rec.latency_ns() == ctx["auto"]["latency_ns"].get<double>())
             tied = id;
     REQUIRE(!tied.empty());
     auto moved = recs.at(tied);
-    moved["id"] = "0000000000000000";
+    moved.id = "0000000000000000";
     recs.erase(tied);
     recs.emplace("0000000000000000", moved);
     const auto again = sweep_summary(read_meta(d.out("o")), recs);
@@ -348,4 +349,28 @@ TEST_CASE("sweep: the HTML report's SVG charts parse as XML") {
     }
     CHECK(n == 5);  // heatmap and line chart for residency on and off, and the phase breakdown
     CHECK(html.find("the kernel's own choice (auto)") != std::string::npos);
+}
+
+TEST_CASE("sweep records: a results.jsonl line reads back to the same record, and a bad run report is named") {
+    SweepDir d("grid:\n  memory.f_tile: [512]\n  memory.interleave: [2]\n  memory.direct_x_residency: [true]\n");
+    const auto r = run_sweep_child({"sweep", d.sweep(), "--out", d.out("o")});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::vector<std::string> rows = lines(slurp(d.out("o") + "/results.jsonl"));
+    REQUIRE(rows.size() == 2);  // the grid point and the kernel's own choice
+    for (const auto& row : rows) {
+        const auto j = nlohmann::ordered_json::parse(row);
+        const SweepRecord rec = sweep_record_from_json(j, "r:1");
+        CHECK(rec.ok());
+        CHECK(rec.run->phases.size() == 2);
+        CHECK(to_json(rec).dump() == row);  // byte for byte
+    }
+    auto j = nlohmann::ordered_json::parse(rows[0]);
+    j["run"]["phases"][1]["binding"]["unit"] = 3;
+    CHECK_THROWS_WITH(sweep_record_from_json(j, "r:1"),
+                      Catch::Contains("r:1: run report: run.phases[].binding.unit: expected a string") &&
+                          Catch::Contains("not a bnsim sweep record"));
+    j = nlohmann::ordered_json::parse(rows[0]);
+    j["status"] = "infeasible";  // a point that did not run has no report
+    CHECK_THROWS_WITH(sweep_record_from_json(j, "r:1"), Catch::Contains("run: expected null"));
 }

@@ -41,11 +41,8 @@ std::pair<size_t, size_t> parse_shard(const std::string& s) {
     throw ConfigError("--shard " + s + ": expected i/N with 0 <= i < N (e.g. --shard 0/4)");
 }
 
-nlohmann::ordered_json failure_record(const SweepPoint& p, const JobResult& r) {
-    PointOutcome o;
-    o.status = r.kind == JobResult::Kind::timed_out ? "timeout" : "crashed";
-    o.error = describe_crash(r);
-    return point_record(p, o);
+SweepRecord failure_record(const SweepPoint& p, const JobResult& r) {
+    return failed_record(p, r.kind == JobResult::Kind::timed_out ? "timeout" : "crashed", describe_crash(r));
 }
 
 }  // namespace
@@ -118,12 +115,12 @@ void add_sweep_command(CLI::App& app) {
         po.timeout_s = timeout;
         run_pool(
             todo.size(), po,
-            [&](size_t i) { return point_record(*todo[i], run_point(plan.base, todo[i]->params)).dump(); },
+            [&](size_t i) { return to_json(run_point(plan.base, *todo[i])).dump(); },
             [&](size_t i, const JobResult& r) {
-                nlohmann::ordered_json rec;
+                SweepRecord rec;
                 if (r.kind == JobResult::Kind::done) {
-                    try {
-                        rec = nlohmann::ordered_json::parse(r.payload);
+                    try {  // a child's record that does not read back counts as its crash
+                        rec = sweep_record_from_json(nlohmann::ordered_json::parse(r.payload), "point " + todo[i]->id);
                     } catch (const std::exception&) {
                         JobResult bad = r;
                         bad.kind = JobResult::Kind::crashed;

@@ -514,7 +514,7 @@ public:
     [[noreturn]] void fail(const std::string& k, const char* want) const {
         std::string where = path_ + k;
         if (k.empty() && !where.empty()) where.pop_back();  // the object itself: "phases[]"
-        throw std::runtime_error("run report: " + (where.empty() ? "" : where + ": ") + "expected " + want);
+        throw RunReportError("run report: " + (where.empty() ? "" : where + ": ") + "expected " + want);
     }
 
 private:
@@ -640,8 +640,8 @@ json to_json(const RunReport& r) {
     return j;
 }
 
-RunReport run_report_from_json(const json& in) {
-    const Fields f(in, "");
+RunReport run_report_from_json(const json& in, const std::string& path) {
+    const Fields f(in, path);
     RunReport r;
     r.kernel = f.text("kernel");
     r.config = f.text("config");
@@ -659,7 +659,7 @@ RunReport run_report_from_json(const json& in) {
     r.launch_ns = f.number("launch_ns");
     r.instructions = f.count("instructions");
     for (const auto& pj : f.array("phases")) {
-        const Fields p(pj, "phases[].");
+        const Fields p(pj, path + "phases[].");
         PhaseReport ph;
         ph.name = p.text("name");
         ph.start_ns = p.number("start_ns");
@@ -674,7 +674,7 @@ RunReport run_report_from_json(const json& in) {
     }
     const Fields engines = f.object("engines");
     for (auto it = engines.raw().begin(); it != engines.raw().end(); ++it) {
-        const Fields e(it.value(), "engines." + it.key() + ".");
+        const Fields e(it.value(), path + "engines." + it.key() + ".");
         EngineReport er;
         const auto engine = engine_from_name(it.key());
         if (!engine) f.fail("engines." + it.key(), "an engine name (sync, act, dve, pool, pe)");
@@ -694,13 +694,13 @@ RunReport run_report_from_json(const json& in) {
     }
     const Fields queues = f.object("dma_queues");
     for (auto it = queues.raw().begin(); it != queues.raw().end(); ++it) {
-        const Fields q(it.value(), "dma_queues." + it.key() + ".");
+        const Fields q(it.value(), path + "dma_queues." + it.key() + ".");
         r.dma_queues.push_back({q.integer("core"), q.integer("queue"), q.text("roles"), q.count("dmas"),
                                 q.number("busy_ns"), q.number("utilization")});
     }
     if (f.has("source_lines"))
         for (const auto& lj : f.array("source_lines")) {
-            const Fields l(lj, "source_lines[].");
+            const Fields l(lj, path + "source_lines[].");
             r.source_lines.push_back({l.text("source"), l.count("instructions"), l.text("engines"), l.number("duration_ns")});
         }
     const Fields d = f.object("dma");

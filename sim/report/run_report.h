@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -139,9 +140,14 @@ RunReport build_run_report(const RunConfig& cfg, const GeneratedKernel& k, const
 
 // `bnsim run --json`'s object (without provenance and uncertainty, which the command adds).
 nlohmann::ordered_json to_json(const RunReport& r);
-// Reads that object back (a child's report, a sweep's results file). Throws std::runtime_error
-// naming the field that is missing or of the wrong type.
-RunReport run_report_from_json(const nlohmann::ordered_json& j);
+// A report read back that is not one: names the field missing or of the wrong type.
+struct RunReportError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// Reads that object back (a child's report, a sweep's results file). Throws RunReportError
+// naming the field ("run report: PATHphases[].binding.unit: expected a string"), with `path`
+// naming where the report sits in its file ("run.").
+RunReport run_report_from_json(const nlohmann::ordered_json& j, const std::string& path = "");
 
 // Each phase's binding unit, "phase 1 dve, phase 2 dma".
 std::string phase_bindings(const RunReport& r);

@@ -13,44 +13,26 @@ void check_point_config(const std::string& base, const PointParams& params, cons
     load_run_config(base, Overrides(params.begin(), params.end()), origins);
 }
 
-PointOutcome run_point(const std::string& base, const PointParams& params) {
-    PointOutcome o;
+SweepRecord run_point(const std::string& base, const SweepPoint& p) {
     try {
-        RunConfig cfg = load_run_config(base, Overrides(params.begin(), params.end()));
+        RunConfig cfg = load_run_config(base, Overrides(p.params.begin(), p.params.end()));
         GeneratedKernel k = cfg.generate();
         SimOptions so;
         so.policy = cfg.schedule;
         SimResult r = simulate(cfg.hw, k.trace, so);
-        o.run = to_json(build_run_report(cfg, k, r));
-        o.run["provenance"] = provenance_of(cfg).json();  // as `bnsim run --json` prints it
-        o.status = "ok";
+        SweepRecord rec = failed_record(p, "ok", "");
+        rec.run = build_run_report(cfg, k, r);
+        rec.provenance = provenance_of(cfg).json();  // as `bnsim run --json` prints it
+        return rec;
     } catch (const KernelError& e) {
-        o.status = "infeasible";
-        o.error = e.what();
+        return failed_record(p, "infeasible", e.what());
     } catch (const ConfigError& e) {
-        o.status = "config_error";
-        o.error = e.what();
+        return failed_record(p, "config_error", e.what());
     } catch (const SimulationError& e) {
-        o.status = "deadlock";
-        o.error = e.what();
+        return failed_record(p, "deadlock", e.what());
     } catch (const std::exception& e) {
-        o.status = "error";
-        o.error = e.what();
+        return failed_record(p, "error", e.what());
     }
-    return o;
-}
-
-nlohmann::ordered_json point_record(const SweepPoint& p, const PointOutcome& o) {
-    nlohmann::ordered_json j;
-    j["id"] = p.id;
-    nlohmann::ordered_json params = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : p.params) params[k] = v;
-    j["params"] = params;
-    j["auto"] = p.is_auto;
-    j["status"] = o.status;
-    j["error"] = o.error;
-    j["run"] = o.status == "ok" ? o.run : nlohmann::ordered_json(nullptr);
-    return j;
 }
 
 }  // namespace bnsim

@@ -9,9 +9,9 @@ Progress::Progress(std::ostream& out, bool live, size_t total, size_t already_do
     : out_(out), live_(live), total_(total), done_(already_done), started_with_(already_done),
       t0_(std::chrono::steady_clock::now()) {}
 
-void Progress::point_done(const nlohmann::ordered_json& rec, const std::string& label) {
+void Progress::point_done(const SweepRecord& rec, const std::string& label) {
     ++done_;
-    const std::string status = rec["status"].get<std::string>();
+    const std::string& status = rec.status;
     if (status != "ok" && status != "infeasible") ++failed_;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     const double rate = elapsed > 0 ? double(done_ - started_with_) / elapsed : 0;
@@ -24,17 +24,17 @@ void Progress::point_done(const nlohmann::ordered_json& rec, const std::string& 
         return;
     }
     std::string what = status;
-    if (status == "ok") {
-        std::snprintf(line, sizeof line, "ok %.2f us", rec["run"]["latency_ns"].get<double>() / 1000.0);
+    if (rec.ok()) {
+        std::snprintf(line, sizeof line, "ok %.2f us", rec.latency_ns() / 1000.0);
         what = line;
     } else {
-        std::string e = rec["error"].get<std::string>();
+        std::string e = rec.error;
         e = e.substr(0, e.find('\n'));
         if (e.size() > 160) e = e.substr(0, 157) + "...";
         what += ": " + e;
     }
     std::snprintf(line, sizeof line, "[%zu/%zu] ", done_, total_);
-    out_ << line << rec["id"].get<std::string>() << " " << label << ": " << what << "\n" << std::flush;
+    out_ << line << rec.id << " " << label << ": " << what << "\n" << std::flush;
 }
 
 void Progress::finish() {

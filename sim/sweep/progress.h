@@ -7,14 +7,14 @@
 #include <iosfwd>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "sim/sweep/sweep_record.h"
 
 namespace bnsim {
 
 class Progress {
 public:
     Progress(std::ostream& out, bool live, size_t total, size_t already_done);
-    void point_done(const nlohmann::ordered_json& record, const std::string& label);
+    void point_done(const SweepRecord& record, const std::string& label);
     void finish();  // ends the live line
 
 private:

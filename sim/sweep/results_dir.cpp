@@ -42,8 +42,8 @@ CsvLayout layout_of(const json& meta, const Records& records) {
     for (const auto& c : meta["columns"]) l.columns.push_back(c.get<std::string>());
     for (const auto& c : meta["kernel"]["summary_fields"]) l.summary_fields.push_back(c.get<std::string>());
     for (const auto& [id, r] : records)
-        if (r["status"] == "ok") {
-            l.phases = phase_names(r["run"]);
+        if (r.ok()) {
+            l.phases = phase_names(*r.run);
             break;
         }
     return l;
@@ -57,7 +57,7 @@ std::string csv_text(const CsvLayout& l, const Records& records) {
 
 std::string jsonl_text(const Records& records) {
     std::string s;
-    for (const auto& [id, r] : records) s += r.dump() + "\n";
+    for (const auto& [id, r] : records) s += to_json(r).dump() + "\n";
     return s;
 }
 
@@ -173,37 +173,6 @@ void check_meta(const json& m, const Shape& s) {
     if (m.contains("provenance") && !m["provenance"].is_object()) s.fail("provenance", "an object");
 }
 
-void check_record(const json& r, const Shape& s) {
-    if (!r.is_object()) s.fail("record", "a JSON object");
-    s.string(r, "id", "");
-    s.string(r, "status", "");
-    s.string(r, "error", "");
-    if (!s.field(r, "auto", "").is_boolean()) s.fail("auto", "true or false");
-    s.string_map(s.field(r, "params", ""), "params");
-    const json& run = s.field(r, "run", "");
-    if (r["status"] != "ok") {
-        if (!run.is_null()) s.fail("run", "null for a point that did not run");
-        return;
-    }
-    if (!run.is_object()) s.fail("run", "the point's run report");
-    for (const char* k : {"latency_ns", "kernel_ns"}) s.number(run, k, "run.");
-    if (run.contains("kernel_summary") && !run["kernel_summary"].is_object()) s.fail("run.kernel_summary", "an object");
-    const json& hbm = s.field(run, "hbm", "run.");
-    for (const char* k : {"bytes_read", "bytes_written"}) s.number(hbm, k, "run.hbm.");
-    const json& binding = s.field(s.field(run, "bounds", "run."), "binding", "run.bounds.");
-    s.string(binding, "unit", "run.bounds.binding.");
-    s.number(binding, "bound_ns", "run.bounds.binding.");
-    const json& phases = s.field(run, "phases", "run.");
-    if (!phases.is_array()) s.fail("run.phases", "a list");
-    for (const auto& p : phases) {
-        s.string(p, "name", "run.phases[].");
-        s.number(p, "duration_ns", "run.phases[].");
-        const json& b = s.field(p, "binding", "run.phases[].");
-        s.string(b, "unit", "run.phases[].binding.");
-        s.number(b, "bound_ns", "run.phases[].binding.");
-    }
-}
-
 }  // namespace
 
 json read_meta(const std::string& dir) {
@@ -227,9 +196,9 @@ Records read_records(const std::string& dir) {
         if (nl == std::string::npos) break;  // a torn last line: its point runs again
         ++line_no;
         const std::string where = path + ":" + std::to_string(line_no);
-        json r = parse_json_text(text.substr(pos, nl - pos), where, "a result record (one JSON object per line)");
-        check_record(r, Shape{where});
-        const std::string id = r["id"].get<std::string>();
+        SweepRecord r = sweep_record_from_json(
+            parse_json_text(text.substr(pos, nl - pos), where, "a result record (one JSON object per line)"), where);
+        const std::string id = r.id;
         out[id] = std::move(r);
         pos = nl + 1;
     }
@@ -312,12 +281,11 @@ void ResultsDir::rewrite_csv() {
     OutputDir("--out", dir_).write("results.csv", [&](std::ostream& o) { o << csv_text(layout_, records_); });
 }
 
-void ResultsDir::append(const json& record) {
-    const std::string id = record["id"].get<std::string>();
-    records_[id] = record;
-    write_all(jsonl_fd_, record.dump() + "\n", dir_ + "/results.jsonl");
-    if (!header_written_ && record["status"] == "ok") {
-        layout_.phases = phase_names(record["run"]);
+void ResultsDir::append(const SweepRecord& record) {
+    records_[record.id] = record;
+    write_all(jsonl_fd_, to_json(record).dump() + "\n", dir_ + "/results.jsonl");
+    if (!header_written_ && record.ok()) {
+        layout_.phases = phase_names(*record.run);
         header_written_ = true;
         rewrite_csv();
         open_streams();

@@ -10,11 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/sweep/results_table.h"
+#include "sim/sweep/sweep_record.h"
 #include "sim/sweep/sweep_spec.h"
 
 namespace bnsim {
-
-using Records = std::map<std::string, nlohmann::ordered_json>;  // by point id
 
 // sweep.json's content. `shard` is "all" or "i/N".
 nlohmann::ordered_json sweep_meta(const SweepSpec& spec, const SweepPlan& plan, const SweepKernel& kernel,
@@ -42,7 +41,7 @@ public:
 
     const Records& records() const { return records_; }
     const nlohmann::ordered_json& meta() const { return meta_; }
-    void append(const nlohmann::ordered_json& record);
+    void append(const SweepRecord& record);
     void finalize();  // the sorted rewrite
 
 private:

@@ -1,13 +1,14 @@
 #include "sim/sweep/results_table.h"
 
+#include "sim/sweep/sweep_record.h"
+
 namespace bnsim {
 
 using json = nlohmann::ordered_json;
 
-std::vector<std::string> phase_names(const json& run) {
+std::vector<std::string> phase_names(const RunReport& run) {
     std::vector<std::string> names;
-    if (run.is_object() && run.contains("phases"))
-        for (const auto& p : run["phases"]) names.push_back(p["name"].get<std::string>());
+    for (const auto& p : run.phases) names.push_back(p.name);
     return names;
 }
 
@@ -19,10 +20,15 @@ std::string column_name(std::string phase) {
     return phase;
 }
 
-std::string text(const json& v) {
-    if (v.is_null()) return "";
-    if (v.is_string()) return v.get<std::string>();
-    return v.dump();
+// A figure as the JSON writes it, so the CSV and results.jsonl agree digit for digit.
+template <class T>
+std::string text(const T& v) {
+    return json(v).dump();
+}
+std::string text(const std::string& v) { return v; }
+std::string text(const SummaryValue& v) {
+    if (const std::string* s = std::get_if<std::string>(&v)) return *s;
+    return to_json(v).dump();
 }
 
 }  // namespace
@@ -42,40 +48,44 @@ std::string csv_header(const CsvLayout& l) {
     return s + "\n";
 }
 
-std::string csv_row(const CsvLayout& l, const json& rec) {
-    std::vector<std::string> f{rec["id"].get<std::string>()};
-    const json& params = rec["params"];
-    for (const auto& c : l.columns) f.push_back(params.contains(c) ? params[c].get<std::string>() : "");
-    f.push_back(rec["status"].get<std::string>());
-    const json& run = rec["run"];
-    const bool ok = run.is_object();
-    const json summary = ok ? kernel_summary_of(run) : json::object();
-    for (const auto& s : l.summary_fields) f.push_back(summary.contains(s) ? text(summary[s]) : "");
-    if (ok) {
-        f.push_back(text(run["latency_ns"]));
-        f.push_back(text(run["kernel_ns"]));
-        const json& b = run["bounds"]["binding"];
-        f.push_back(text(b["unit"]));
-        f.push_back(text(b["bound_ns"]));
-        f.push_back(text(run["hbm"]["bytes_read"]));
-        f.push_back(text(run["hbm"]["bytes_written"]));
+std::string csv_row(const CsvLayout& l, const SweepRecord& rec) {
+    std::vector<std::string> f{rec.id};
+    for (const auto& c : l.columns) {
+        std::string v;
+        for (const auto& [k, x] : rec.params)
+            if (k == c) v = x;
+        f.push_back(v);
+    }
+    f.push_back(rec.status);
+    for (const auto& s : l.summary_fields) {
+        const SummaryValue* v = rec.ok() ? rec.run->kernel_summary.find(s) : nullptr;
+        f.push_back(v ? text(*v) : "");
+    }
+    if (rec.ok()) {
+        const RunReport& run = *rec.run;
+        f.push_back(text(run.latency_ns));
+        f.push_back(text(run.kernel_ns));
+        f.push_back(run.binding.unit);
+        f.push_back(text(run.binding.bound_ns));
+        f.push_back(text(run.hbm.bytes_read));
+        f.push_back(text(run.hbm.bytes_written));
     } else {
         f.insert(f.end(), 6, "");
     }
     for (const auto& name : l.phases) {
-        const json* ph = nullptr;
-        if (ok)
-            for (const auto& p : run["phases"])
-                if (p["name"] == name) ph = &p;
+        const PhaseReport* ph = nullptr;
+        if (rec.ok())
+            for (const auto& p : rec.run->phases)
+                if (p.name == name) ph = &p;
         if (ph) {
-            f.push_back(text((*ph)["duration_ns"]));
-            f.push_back(text((*ph)["binding"]["unit"]));
-            f.push_back(text((*ph)["binding"]["bound_ns"]));
+            f.push_back(text(ph->duration_ns));
+            f.push_back(ph->binding.unit);
+            f.push_back(text(ph->binding.bound_ns));
         } else {
             f.insert(f.end(), 3, "");
         }
     }
-    f.push_back(rec["error"].get<std::string>());
+    f.push_back(rec.error);
     std::string s;
     for (size_t i = 0; i < f.size(); ++i) s += (i ? "," : "") + csv_field(f[i]);
     return s + "\n";

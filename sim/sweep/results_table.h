@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/measured/csv_table.h"  // csv_field
+#include "sim/report/run_report.h"
 #include "sim/sweep/sweep_kernel.h"
 
 namespace bnsim {
@@ -20,10 +21,12 @@ struct CsvLayout {
     std::vector<std::string> phases;          // phase names, from the first successful record
 };
 
+struct SweepRecord;
+
 // Phase names of a run report ("setup", "phase 1", ...).
-std::vector<std::string> phase_names(const nlohmann::ordered_json& run);
+std::vector<std::string> phase_names(const RunReport& run);
 
 std::string csv_header(const CsvLayout& l);
-std::string csv_row(const CsvLayout& l, const nlohmann::ordered_json& record);
+std::string csv_row(const CsvLayout& l, const SweepRecord& record);
 
 }  // namespace bnsim

@@ -24,8 +24,4 @@ SweepKernel sweep_kernel(const std::string& kernel_name) {
     return k;
 }
 
-nlohmann::ordered_json kernel_summary_of(const nlohmann::ordered_json& run) {
-    return run.contains("kernel_summary") ? run["kernel_summary"] : nlohmann::ordered_json::object();
-}
-
 }  // namespace bnsim

@@ -7,8 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace bnsim {
 
 struct SweepKernel {
@@ -28,8 +26,5 @@ struct SweepKernel {
 
 // Throws ConfigError for an unknown kernel.
 SweepKernel sweep_kernel(const std::string& kernel_name);
-
-// The kernel's summary of a `bnsim run --json` report (its choices), as an object.
-nlohmann::ordered_json kernel_summary_of(const nlohmann::ordered_json& run);
 
 }  // namespace bnsim

@@ -74,16 +74,16 @@ struct Charts {
     Charts(const SweepKernel& kernel, const ContextGroup& group, std::ostream& out) : k(kernel), g(group), o(out) {
         for (const auto& a : k.decision_axes) (a.kind == "boolean" ? bools : ints).push_back(&a);
         bool first = true;
-        const json* best = nullptr;
-        for (const json* r : g.records)
-            if ((*r)["status"] == "ok") {
-                const double l = (*r)["run"]["latency_ns"].get<double>();
+        const SweepRecord* best = nullptr;
+        for (const SweepRecord* r : g.records)
+            if (r->ok()) {
+                const double l = r->latency_ns();
                 lo = first ? l : std::min(lo, l);
                 hi = first ? l : std::max(hi, l);
-                if (first || l < (*best)["run"]["latency_ns"].get<double>()) best = r;
+                if (first || l < best->latency_ns()) best = r;
                 first = false;
             }
-        if (g.auto_record && (*g.auto_record)["status"] == "ok") auto_v = decision_values(*g.auto_record, k);
+        if (g.auto_record && g.auto_record->ok()) auto_v = decision_values(*g.auto_record, k);
         if (best) best_v = decision_values(*best, k);
     }
 
@@ -115,17 +115,17 @@ struct Charts {
         return true;
     }
     // The grid cell records: non-auto points whose decisions match, keyed by the two integer axes.
-    std::map<std::pair<std::string, std::string>, const json*> cells(const std::map<std::string, std::string>& combo,
-                                                                     std::set<std::string>& xs, std::set<std::string>& ys) const {
-        std::map<std::pair<std::string, std::string>, const json*> m;
-        for (const json* r : g.records) {
-            if ((*r)["auto"].get<bool>()) continue;
+    std::map<std::pair<std::string, std::string>, const SweepRecord*> cells(const std::map<std::string, std::string>& combo,
+                                                                            std::set<std::string>& xs, std::set<std::string>& ys) const {
+        std::map<std::pair<std::string, std::string>, const SweepRecord*> m;
+        for (const SweepRecord* r : g.records) {
+            if (r->is_auto) continue;
             const auto v = decision_values(*r, k);
             if (!matches(v, combo) || !v.count(ints[0]->key) || !v.count(ints[1]->key)) continue;
             const auto key = std::make_pair(v.at(ints[0]->key), v.at(ints[1]->key));
             xs.insert(key.first);
             ys.insert(key.second);
-            if (!m.count(key) || (*r)["status"] == "ok") m[key] = r;
+            if (!m.count(key) || r->ok()) m[key] = r;
         }
         return m;
     }
@@ -149,23 +149,23 @@ struct Charts {
                 const int x = left + cw * int(xi);
                 auto it = m.find({xs[xi], ys[yi]});
                 if (it == m.end()) continue;
-                const json& r = *it->second;
-                const bool ok = r["status"] == "ok";
+                const SweepRecord& r = *it->second;
+                const bool ok = r.ok();
                 std::string title = html_escape(short_name(ints[0]->key) + "=" + xs[xi] + " " + short_name(ints[1]->key) + "=" + ys[yi] + ": ");
                 if (ok) {
-                    const double l = r["run"]["latency_ns"].get<double>();
+                    const double l = r.latency_ns();
                     const double t = hi > lo ? std::log(l / lo) / std::log(hi / lo) : 0;  // log: the spread is wide
                     o << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw - 1 << "\" height=\"" << ch - 1
                       << "\" fill=\"" << heat_color(t) << "\"><title>" << title << us(l) << " us, "
-                      << html_escape(r["run"]["bounds"]["binding"]["unit"].get<std::string>()) << "-bound</title></rect>\n";
+                      << html_escape(r.run->binding.unit) << "-bound</title></rect>\n";
                     o << "<text x=\"" << x + cw / 2 << "\" y=\"" << y + ch / 2 + 4 << "\" text-anchor=\"middle\" fill=\""
                       << (t > 0.6 ? "#000" : "#fff") << "\">" << num(l / 1000.0, l < 1e7 ? 1 : 0) << "</text>\n";
                 } else {
                     o << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw - 1 << "\" height=\"" << ch - 1
-                      << "\" fill=\"#dddddd\"><title>" << title << html_escape(r["status"].get<std::string>()) << ": "
-                      << html_escape(r["error"].get<std::string>().substr(0, 300)) << "</title></rect>\n";
+                      << "\" fill=\"#dddddd\"><title>" << title << html_escape(r.status) << ": "
+                      << html_escape(r.error.substr(0, 300)) << "</title></rect>\n";
                     o << "<text x=\"" << x + cw / 2 << "\" y=\"" << y + ch / 2 + 4
-                      << "\" text-anchor=\"middle\" fill=\"#888\">" << (r["status"] == "infeasible" ? "&#215;" : "!") << "</text>\n";
+                      << "\" text-anchor=\"middle\" fill=\"#888\">" << (r.status == "infeasible" ? "&#215;" : "!") << "</text>\n";
                 }
                 std::map<std::string, std::string> here = combo;
                 here[ints[0]->key] = xs[xi];
@@ -221,8 +221,8 @@ struct Charts {
             std::string pts;
             for (size_t i = 0; i < xs.size(); ++i) {
                 auto it = m.find({xs[i], ys[s]});
-                if (it == m.end() || (*it->second)["status"] != "ok") continue;
-                const double l = (*it->second)["run"]["latency_ns"].get<double>();
+                if (it == m.end() || !it->second->ok()) continue;
+                const double l = it->second->latency_ns();
                 pts += num(X(i)) + "," + num(Y(l)) + " ";
                 o << "<circle cx=\"" << num(X(i)) << "\" cy=\"" << num(Y(l)) << "\" r=\"3\" fill=\"" << series_color(s)
                   << "\"><title>" << html_escape(short_name(ints[1]->key) + "=" + ys[s] + " " + short_name(ints[0]->key) + "=" + xs[i])
@@ -238,12 +238,12 @@ struct Charts {
     }
 
     void phase_breakdown() {
-        std::vector<const json*> ok;
-        for (const json* r : g.records)
-            if ((*r)["status"] == "ok") ok.push_back(r);
+        std::vector<const SweepRecord*> ok;
+        for (const SweepRecord* r : g.records)
+            if (r->ok()) ok.push_back(r);
         if (ok.empty()) return;
-        std::stable_sort(ok.begin(), ok.end(), [](const json* a, const json* b) {
-            return (*a)["run"]["latency_ns"].get<double>() < (*b)["run"]["latency_ns"].get<double>();
+        std::stable_sort(ok.begin(), ok.end(), [](const SweepRecord* a, const SweepRecord* b) {
+            return a->latency_ns() < b->latency_ns();
         });
         const int left = 190, top = 40, rh = 13, pw = 560;  // pw + 70: room for the latency labels
         const int h = top + rh * int(ok.size()) + 40, w = left + pw + 100;
@@ -260,25 +260,25 @@ struct Charts {
         for (const auto& a : k.decision_axes) cols += (cols.empty() ? "" : " / ") + short_name(a.key);
         o << "<text x=\"" << left - 6 << "\" y=\"" << top - 6 << "\" text-anchor=\"end\" fill=\"#555\">" << html_escape(cols) << "</text>\n";
         for (size_t i = 0; i < ok.size(); ++i) {
-            const json& r = *ok[i];
+            const SweepRecord& r = *ok[i];
             const int y = top + rh * int(i);
             std::string label;
             const auto v = decision_values(r, k);
             for (const auto& a : k.decision_axes)
                 if (v.count(a.key))
                     label += (label.empty() ? "" : " / ") + (a.kind == "boolean" ? (v.at(a.key) == "true" ? "on" : "off") : v.at(a.key));
-            if (r["auto"].get<bool>()) label = "auto: " + label;
+            if (r.is_auto) label = "auto: " + label;
             o << "<text x=\"" << left - 6 << "\" y=\"" << y + rh - 3 << "\" text-anchor=\"end\">" << html_escape(label) << "</text>\n";
-            const double launch = r["run"].value("launch_ns", 0.0), total = r["run"]["latency_ns"].get<double>();
+            const double launch = r.run->launch_ns, total = r.latency_ns();
             o << "<text x=\"" << num(X(total) + 4) << "\" y=\"" << y + rh - 3 << "\" fill=\"#555\">"
               << (total > xmax ? "&#9656; " : "") << us(total) << "</text>\n";
-            for (const auto& p : r["run"]["phases"]) {
-                const std::string unit = p["binding"]["unit"].get<std::string>();
+            for (const PhaseReport& p : r.run->phases) {
+                const std::string& unit = p.binding.unit;
                 units.insert(unit);
-                const double s = p["start_ns"].get<double>() + launch, e = p["end_ns"].get<double>() + launch;
-                const double bound = std::min(p["binding"]["bound_ns"].get<double>(), e - s);
-                const std::string title = html_escape(p["name"].get<std::string>() + ": " + us(e - s) + " us, " + unit + "-bound (bound " +
-                                              us(p["binding"]["bound_ns"].get<double>()) + " us)");
+                const double s = p.start_ns + launch, e = p.end_ns + launch;
+                const double bound = std::min(p.binding.bound_ns, e - s);
+                const std::string title =
+                    html_escape(p.name + ": " + us(e - s) + " us, " + unit + "-bound (bound " + us(p.binding.bound_ns) + " us)");
                 o << "<rect x=\"" << num(X(s)) << "\" y=\"" << y << "\" width=\"" << num(std::max(0.5, X(e) - X(s)))
                   << "\" height=\"" << rh - 2 << "\" fill=\"" << unit_color(unit) << "\" fill-opacity=\"0.35\"><title>" << title
                   << "</title></rect>\n";
@@ -354,16 +354,16 @@ void write_sweep_report_html(std::ostream& o, const json& meta, const Records& r
         }
         o << "<br>\n";
         c.phase_breakdown();
-        std::vector<const json*> failed;
-        for (const json* r : g.records)
-            if ((*r)["status"] != "ok" && (*r)["status"] != "infeasible") failed.push_back(r);
+        std::vector<const SweepRecord*> failed;
+        for (const SweepRecord* r : g.records)
+            if (!r->ok() && r->status != "infeasible") failed.push_back(r);
         if (!failed.empty()) {
             o << "<h3>failed points</h3><table><tr><th>point</th><th>status</th><th>error</th></tr>";
-            for (const json* r : failed) {
+            for (const SweepRecord* r : failed) {
                 std::string p;
-                for (const auto& [key, v] : (*r)["params"].items()) p += key + "=" + v.get<std::string>() + " ";
-                o << "<tr><td>" << html_escape(p) << "</td><td>" << html_escape((*r)["status"].get<std::string>()) << "</td><td class=\"err\">"
-                  << html_escape((*r)["error"].get<std::string>().substr(0, 2000)) << "</td></tr>";
+                for (const auto& [key, v] : r->params) p += key + "=" + v + " ";
+                o << "<tr><td>" << html_escape(p) << "</td><td>" << html_escape(r->status) << "</td><td class=\"err\">"
+                  << html_escape(r->error.substr(0, 2000)) << "</td></tr>";
             }
             o << "</table>\n";
         }

@@ -21,9 +21,9 @@ PointParams params_of(const json& j) {
     return p;
 }
 
-double latency(const json& r) { return r["run"]["latency_ns"].get<double>(); }
+double latency(const SweepRecord& r) { return r.latency_ns(); }
 
-json choice_of(const json& r, const SweepKernel& k) {
+json choice_of(const SweepRecord& r, const SweepKernel& k) {
     json c = json::object();
     const auto v = decision_values(r, k);
     for (const auto& a : k.decision_axes)  // in the kernel's order
@@ -39,14 +39,15 @@ std::string us(double ns) {
 
 }  // namespace
 
-std::map<std::string, std::string> decision_values(const json& rec, const SweepKernel& k) {
+std::map<std::string, std::string> decision_values(const SweepRecord& rec, const SweepKernel& k) {
     std::map<std::string, std::string> v;
-    const json summary = rec["run"].is_object() ? kernel_summary_of(rec["run"]) : json::object();
     for (const auto& a : k.decision_axes) {
-        if (summary.contains(a.field()))
-            v[a.key] = text(summary[a.field()]);
-        else if (rec["params"].contains(a.key))
-            v[a.key] = rec["params"][a.key].get<std::string>();
+        if (const SummaryValue* s = rec.ok() ? rec.run->kernel_summary.find(a.field()) : nullptr) {
+            v[a.key] = text(to_json(*s));
+            continue;
+        }
+        for (const auto& [key, value] : rec.params)
+            if (key == a.key) v[a.key] = value;
     }
     return v;
 }
@@ -64,12 +65,12 @@ std::vector<ContextGroup> group_by_context(const json& meta, const Records& reco
         }
     }
     for (const auto& [id, r] : records) {
-        const std::string cid = point_id(context_of(params_of(r["params"]), k));
+        const std::string cid = point_id(context_of(r.params, k));
         auto it = index.find(cid);
         if (it == index.end()) continue;
         ContextGroup& g = groups[it->second];
         g.records.push_back(&r);
-        if (r["auto"].get<bool>()) g.auto_record = &r;
+        if (r.is_auto) g.auto_record = &r;
     }
     return groups;
 }
@@ -83,10 +84,7 @@ json sweep_summary(const json& meta, const Records& records) {
     s["points"] = meta["points"].size();
     s["done"] = records.size();
     json by_status = json::object();
-    for (const auto& [id, r] : records) {
-        const std::string st = r["status"].get<std::string>();
-        by_status[st] = by_status.value(st, 0) + 1;
-    }
+    for (const auto& [id, r] : records) by_status[r.status] = by_status.value(r.status, 0) + 1;
     s["by_status"] = by_status;
     if (meta.contains("provenance")) s["provenance"] = meta["provenance"];
     json contexts = json::array();
@@ -97,31 +95,31 @@ json sweep_summary(const json& meta, const Records& records) {
         c["label"] = g.label;
         c["points"] = g.records.size();
         json st = json::object();
-        const json* best = nullptr;
-        for (const json* r : g.records) {
-            const std::string status = (*r)["status"].get<std::string>();
-            st[status] = st.value(status, 0) + 1;
-            if (status == "ok" && (!best || latency(*r) < latency(*best))) best = r;
+        const SweepRecord* best = nullptr;
+        for (const SweepRecord* r : g.records) {
+            st[r->status] = st.value(r->status, 0) + 1;
+            if (r->ok() && (!best || latency(*r) < latency(*best))) best = r;
         }
         // The tie rule (sim/decision/decision_grid.h): within kTiePct of the fastest, the kernel's
         // own choice is the best, so the user need not override it.
-        if (best && g.auto_record && (*g.auto_record)["status"] == "ok" &&
+        if (best && g.auto_record && g.auto_record->ok() &&
             within_tie(latency(*g.auto_record), latency(*best), kTiePct))
             best = g.auto_record;
         c["by_status"] = st;
-        auto describe = [&](const json& r) {
+        auto describe = [&](const SweepRecord& r) {
             json d;
-            d["id"] = r["id"];
-            d["params"] = r["params"];
+            d["id"] = r.id;
+            d["params"] = json::object();
+            for (const auto& [key, v] : r.params) d["params"][key] = v;
             d["choice"] = choice_of(r, k);
-            d["latency_ns"] = r["run"]["latency_ns"];
-            d["binding"] = r["run"]["bounds"]["binding"]["unit"];
+            d["latency_ns"] = r.latency_ns();
+            d["binding"] = r.run->binding.unit;
             return d;
         };
         if (best) c["best"] = describe(*best);
-        const json* au = g.auto_record && (*g.auto_record)["status"] == "ok" ? g.auto_record : nullptr;
+        const SweepRecord* au = g.auto_record && g.auto_record->ok() ? g.auto_record : nullptr;
         if (au) c["auto"] = describe(*au);
-        if (g.auto_record && !au) c["auto_error"] = (*g.auto_record)["error"];
+        if (g.auto_record && !au) c["auto_error"] = g.auto_record->error;
         if (best && au) c["speedup_over_auto"] = std::round(latency(*au) / latency(*best) * 10000) / 10000;
         // What each on/off decision is worth: the best point with it on against the best with it
         // off (saves_ns, the figure tune and sensitivity also call "saves"), and what flipping it
@@ -136,13 +134,13 @@ json sweep_summary(const json& meta, const Records& records) {
                 json f;
                 f["key"] = a.key;
                 f["at_best"] = best_v.at(a.key) == "true";
-                const json* best_on = nullptr;
-                const json* best_off = nullptr;
-                for (const json* r : g.records) {
-                    if ((*r)["status"] != "ok") continue;
+                const SweepRecord* best_on = nullptr;
+                const SweepRecord* best_off = nullptr;
+                for (const SweepRecord* r : g.records) {
+                    if (!r->ok()) continue;
                     const auto v = decision_values(*r, k);
                     if (!v.count(a.key)) continue;
-                    const json*& b = v.at(a.key) == "true" ? best_on : best_off;
+                    const SweepRecord*& b = v.at(a.key) == "true" ? best_on : best_off;
                     if (!b || latency(*r) < latency(*b)) b = r;
                     if (v == want && !f.contains("flipped_latency_ns")) {
                         f["flipped_latency_ns"] = latency(*r);

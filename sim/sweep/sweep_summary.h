@@ -16,14 +16,14 @@ namespace bnsim {
 
 // A record's decision values as the kernel resolved them (its summary), falling back to the
 // parameters: axis key -> value text ("4096", "true").
-std::map<std::string, std::string> decision_values(const nlohmann::ordered_json& record, const SweepKernel& k);
+std::map<std::string, std::string> decision_values(const SweepRecord& record, const SweepKernel& k);
 
 // The records of each context, contexts in the sweep's order.
 struct ContextGroup {
     PointParams context;
     std::string label;
-    std::vector<const nlohmann::ordered_json*> records;  // sorted by id
-    const nlohmann::ordered_json* auto_record = nullptr;
+    std::vector<const SweepRecord*> records;  // sorted by id
+    const SweepRecord* auto_record = nullptr;
 };
 std::vector<ContextGroup> group_by_context(const nlohmann::ordered_json& meta, const Records& records);
 

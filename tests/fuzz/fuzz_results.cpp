@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         layout.columns = {"memory.f_tile"};
         layout.summary_fields = {"f_tile"};
         for (const auto& [id, r] : records) {
-            layout.phases = bnsim::phase_names(r["run"]);
+            if (r.ok()) layout.phases = bnsim::phase_names(*r.run);
             (void)bnsim::csv_row(layout, r);
         }
     } catch (const bnsim::ConfigError&) {
