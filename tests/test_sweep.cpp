@@ -157,7 +157,8 @@ TEST_CASE("sweep: a small grid's CSV has one row per point plus auto, with the r
     recs.erase(tied);
     recs.emplace("0000000000000000", moved);
     const auto again = sweep_summary(read_meta(d.out("o")), recs);
-    CHECK(again["contexts"][0]["best"]["id"].get<std::string>() == ctx["auto"]["id"].get<std::string>());
+    REQUIRE(again.contexts.at(0).best);
+    CHECK(again.contexts[0].best->id == ctx["auto"]["id"].get<std::string>());
     // Twice the same sweep: the same files.
     auto r2 = run_sweep_child({"sweep", d.sweep(), "-j", "1", "--out", d.out("o2")});
     REQUIRE(r2.exit_code == 0);

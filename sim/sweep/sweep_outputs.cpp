@@ -8,10 +8,10 @@
 
 namespace bnsim {
 
-nlohmann::ordered_json write_sweep_answers(const std::string& dir, const nlohmann::ordered_json& meta, const Records& records) {
+SweepSummary write_sweep_answers(const std::string& dir, const nlohmann::ordered_json& meta, const Records& records) {
     const auto summary = sweep_summary(meta, records);
     const std::filesystem::path d(dir);
-    OutputDir("--out", dir).write("summary.json", [&](std::ostream& o) { o << summary.dump(2) << "\n"; });
+    OutputDir("--out", dir).write("summary.json", [&](std::ostream& o) { o << to_json(summary).dump(2) << "\n"; });
     OutputDir("--out", dir).write("report.html", [&](std::ostream& o) { write_sweep_report_html(o, meta, records, summary); });
     return summary;
 }

@@ -5,10 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/sweep/results_dir.h"
+#include "sim/sweep/sweep_summary.h"
 
 namespace bnsim {
 
 // Writes DIR/summary.json and DIR/report.html atomically; returns the summary.
-nlohmann::ordered_json write_sweep_answers(const std::string& dir, const nlohmann::ordered_json& meta, const Records& records);
+SweepSummary write_sweep_answers(const std::string& dir, const nlohmann::ordered_json& meta, const Records& records);
 
 }  // namespace bnsim

@@ -302,33 +302,32 @@ struct Charts {
     }
 };
 
-void summary_table(std::ostream& o, const json& c) {
+void summary_table(std::ostream& o, const ContextSummary& c) {
     o << "<table>";
-    auto choice = [](const json& ch) {
+    auto choice = [](const SweepChoice& ch) {
         std::string t;
-        for (const auto& [k, v] : ch.items()) t += (t.empty() ? "" : ", ") + short_name(k) + " " + (v.is_string() ? v.get<std::string>() : v.dump());
+        for (const auto& [k, v] : ch.choice) t += (t.empty() ? "" : ", ") + short_name(k) + " " + v;
         return t;
     };
-    if (c.contains("best"))
-        o << "<tr><th>best</th><td>" << us(c["best"]["latency_ns"].get<double>()) << " us</td><td>"
-          << html_escape(choice(c["best"]["choice"])) << "</td><td>" << html_escape(c["best"]["binding"].get<std::string>()) << "-bound</td></tr>";
-    if (c.contains("auto"))
-        o << "<tr><th>auto</th><td>" << us(c["auto"]["latency_ns"].get<double>()) << " us</td><td>"
-          << html_escape(choice(c["auto"]["choice"])) << "</td><td>best is " << num(c["speedup_over_auto"].get<double>(), 3)
-          << "x faster</td></tr>";
-    for (const auto& f : c.value("on_off_decisions", json::array()))
-        if (f.contains("saves_ns"))
-            o << "<tr><th>" << html_escape(short_name(f["key"].get<std::string>())) << "</th><td>"
-              << us(std::fabs(f["saves_ns"].get<double>())) << " us</td><td colspan=\"2\">saved by "
-              << (f["saves_ns"].get<double>() >= 0 ? "on" : "off") << " (the best with it on against the best with it off)</td></tr>";
+    if (c.best)
+        o << "<tr><th>best</th><td>" << us(c.best->latency_ns) << " us</td><td>" << html_escape(choice(*c.best))
+          << "</td><td>" << html_escape(c.best->binding) << "-bound</td></tr>";
+    if (c.own)
+        o << "<tr><th>auto</th><td>" << us(c.own->latency_ns) << " us</td><td>" << html_escape(choice(*c.own))
+          << "</td><td>best is " << num(*c.speedup_over_own, 3) << "x faster</td></tr>";
+    for (const auto& f : c.on_off_decisions)
+        if (f.saves_ns)
+            o << "<tr><th>" << html_escape(short_name(f.key)) << "</th><td>" << us(std::fabs(*f.saves_ns))
+              << " us</td><td colspan=\"2\">saved by " << (*f.saves_ns >= 0 ? "on" : "off")
+              << " (the best with it on against the best with it off)</td></tr>";
     o << "<tr><th>points</th><td colspan=\"3\">";
-    for (const auto& [st, n] : c["by_status"].items()) o << n << " " << html_escape(st) << " ";
+    for (const auto& [st, n] : c.by_status) o << n << " " << html_escape(st) << " ";
     o << "</td></tr></table>\n";
 }
 
 }  // namespace
 
-void write_sweep_report_html(std::ostream& o, const json& meta, const Records& records, const json& summary) {
+void write_sweep_report_html(std::ostream& o, const json& meta, const Records& records, const SweepSummary& summary) {
     const SweepKernel k = kernel_of_meta(meta);
     o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bnsim sweep: "
       << html_escape(meta["sweep"].get<std::string>()) << "</title>\n<style>\n"
@@ -338,14 +337,14 @@ void write_sweep_report_html(std::ostream& o, const json& meta, const Records& r
       << "th{background:#f4f4f4}.err{font-family:monospace;font-size:12px;white-space:pre-wrap}\n</style></head><body>\n";
     o << "<h1>bnsim sweep <code>" << html_escape(meta["sweep"].get<std::string>()) << "</code></h1>\n<p>kernel "
       << html_escape(k.name) << ", base config <code>" << html_escape(meta["base"].get<std::string>()) << "</code>, "
-      << summary["done"] << " of " << summary["points"] << " points:";
-    for (const auto& [st, n] : summary["by_status"].items()) o << " " << n << " " << html_escape(st);
+      << summary.done << " of " << summary.points << " points:";
+    for (const auto& [st, n] : summary.by_status) o << " " << n << " " << html_escape(st);
     o << ".</p>\n";
     const auto groups = group_by_context(meta, records);
     for (size_t i = 0; i < groups.size(); ++i) {
         const ContextGroup& g = groups[i];
         o << "<section><h2>" << html_escape(g.label) << "</h2>\n";
-        summary_table(o, summary["contexts"][i]);
+        summary_table(o, summary.contexts.at(i));
         Charts c(k, g, o);
         if (c.ints.size() >= 2) {
             for (const auto& combo : c.bool_combos()) c.heatmap(combo);

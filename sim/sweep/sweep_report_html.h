@@ -7,10 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/sweep/results_dir.h"
+#include "sim/sweep/sweep_summary.h"
 
 namespace bnsim {
 
 void write_sweep_report_html(std::ostream& out, const nlohmann::ordered_json& meta, const Records& records,
-                             const nlohmann::ordered_json& summary);
+                             const SweepSummary& summary);
 
 }  // namespace bnsim

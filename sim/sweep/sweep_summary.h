@@ -1,11 +1,14 @@
 #pragma once
 // Answers from a sweep's records, per context (the parameters that are not the kernel's
 // decisions, e.g. a shape): the best config, its latency, its speedup over the kernel's own
-// choice, what each on/off decision (e.g. direct_x residency) saves at the best config, and
-// which unit binds. Printed on the terminal and written as summary.json.
+// choice, what each on/off decision (e.g. direct_x residency) saves, and which unit binds.
+// Built once as a SweepSummary; printed on the terminal, written as summary.json and shown in
+// report.html from its fields.
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -27,7 +30,48 @@ struct ContextGroup {
 };
 std::vector<ContextGroup> group_by_context(const nlohmann::ordered_json& meta, const Records& records);
 
-nlohmann::ordered_json sweep_summary(const nlohmann::ordered_json& meta, const Records& records);
-void print_sweep_summary(const nlohmann::ordered_json& summary, std::ostream& out);
+using StatusCounts = std::vector<std::pair<std::string, int>>;  // status -> points, first seen first
+
+// A config the summary names: the best, or the kernel's own choice.
+struct SweepChoice {
+    std::string id;
+    PointParams params;
+    std::vector<std::pair<std::string, std::string>> choice;  // decision key -> value, the kernel's order
+    double latency_ns = 0;
+    std::string binding;  // the whole kernel's binding unit
+};
+
+// What an on/off decision is worth: the best point with it on against the best with it off
+// (saves_ns, as tune and sensitivity say "saves"), and flipping it at the best config alone.
+struct OnOffDecision {
+    std::string key;
+    bool at_best = false;
+    std::optional<double> flipped_latency_ns, flip_costs_ns;
+    std::optional<double> best_on_ns, best_off_ns, saves_ns;
+};
+
+struct ContextSummary {
+    PointParams context;
+    std::string label;
+    size_t points = 0;
+    StatusCounts by_status;
+    std::optional<SweepChoice> best;
+    std::optional<SweepChoice> own;         // the kernel's own choice ("auto"), when it ran
+    std::optional<std::string> own_error;   // why it did not
+    std::optional<double> speedup_over_own;  // own latency / best latency
+    std::vector<OnOffDecision> on_off_decisions;  // when there is a best
+};
+
+struct SweepSummary {
+    std::string sweep, base, kernel;
+    size_t points = 0, done = 0;
+    StatusCounts by_status;
+    nlohmann::ordered_json provenance;  // the sweep's, or null
+    std::vector<ContextSummary> contexts;
+};
+
+SweepSummary sweep_summary(const nlohmann::ordered_json& meta, const Records& records);
+nlohmann::ordered_json to_json(const SweepSummary& s);  // summary.json
+void print_sweep_summary(const SweepSummary& s, std::ostream& out);
 
 }  // namespace bnsim
