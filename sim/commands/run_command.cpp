@@ -86,11 +86,11 @@ void add_run_command(CLI::App& app) {
         RunReport run = build_run_report(cfg, k, r, *figures.get());
         run.estimate = *estimate_only;
         nlohmann::ordered_json report = to_json(run);
-        if (*uncertainty)
-            report["uncertainty"] =
-                latency_band(cfg, opts->config, parse_overrides(opts->sets), run.latency_ns, 2, 300, *estimate_only);
-        if (*uncertainty)
-            add_joint_band(report["uncertainty"], cfg, opts->config, parse_overrides(opts->sets), run.latency_ns, 2);
+        std::optional<LatencyBand> band;
+        if (*uncertainty) {
+            band = latency_band(cfg, opts->config, parse_overrides(opts->sets), run.latency_ns, 2, 300, *estimate_only);
+            add_joint_band(*band, cfg, opts->config, parse_overrides(opts->sets), run.latency_ns, 2);
+        }
         // Whether the kernel's own choice stays the best under the joint uncertainty: bnsim tune's
         // answer over the kernel's decisions (none for a kernel that makes none).
         if (*uncertainty && has_tune_axes(cfg)) {
@@ -98,10 +98,10 @@ void add_run_command(CLI::App& app) {
             t.config = opts->config;
             t.sets = opts->sets;
             const TuneReport tr = tune(t);
-            report["uncertainty"]["choice_best_probability"] = std::round(tr.choice_best_probability * 10000) / 10000;
-            report["uncertainty"]["best_most_often"] = tr.best_most_often;
-            report["uncertainty"]["choice_samples"] = tr.samples;
+            band->choice = ChoiceRobustness{std::round(tr.choice_best_probability * 10000) / 10000, tr.best_most_often,
+                                            tr.samples};
         }
+        if (band) report["uncertainty"] = to_json(*band);
         report["provenance"] = prov.json();
         if (opts->json) {
             std::cout << report.dump(2) << "\n";
@@ -111,7 +111,7 @@ void add_run_command(CLI::App& app) {
         if (*estimate_only)
             text << "mode        estimate: the list scheduler's timeline (no SystemC run, no HBM contention)\n";
         print_run_report(run, text);
-        if (*uncertainty) print_latency_band(report["uncertainty"], text);
+        if (band) print_latency_band(*band, text);
         text << prov.line() << "\n";
     });
 }

@@ -19,7 +19,7 @@ namespace bnsim {
 
 using json = nlohmann::ordered_json;
 
-json latency_band(const RunConfig& cfg, const std::string& config, const Overrides& sets, double latency_ns, int jobs,
+LatencyBand latency_band(const RunConfig& cfg, const std::string& config, const Overrides& sets, double latency_ns, int jobs,
                   double timeout_s, bool estimate) {
     const auto params = uncertain_params(cfg.hw);
     std::vector<SimRequest> reqs(2 * params.size());
@@ -37,46 +37,33 @@ json latency_band(const RunConfig& cfg, const std::string& config, const Overrid
         if (outs[i].ok) lat[i] = outs[i].report.latency_ns;
         else err[i] = outs[i].error;
     }
-    json b;
-    b["latency_ns"] = latency_ns;
-    double lo = latency_ns, hi = latency_ns;
-    json lo_d = nullptr, hi_d = nullptr, ps = json::array();
+    LatencyBand b;
+    b.latency_ns = b.low_ns = b.high_ns = latency_ns;
     for (size_t i = 0; i < params.size(); ++i) {
-        json p{{"name", params[i].name}, {"low", params[i].lo}, {"high", params[i].hi},
-               {"latency_low_ns", lat[2 * i]}, {"latency_high_ns", lat[2 * i + 1]}};
+        BandParam p{params[i].name, params[i].lo, params[i].hi, lat[2 * i], lat[2 * i + 1], err[2 * i], err[2 * i + 1]};
         for (int e = 0; e < 2; ++e) {
-            if (!err[2 * i + size_t(e)].empty()) {
-                p[e ? "error_high" : "error_low"] = err[2 * i + size_t(e)];
-                continue;
-            }
+            if (!err[2 * i + size_t(e)].empty()) continue;
             const double l = lat[2 * i + size_t(e)];
-            const json d{{"name", params[i].name}, {"value", e ? params[i].hi : params[i].lo}};
-            if (l < lo) lo = l, lo_d = d;
-            if (l > hi) hi = l, hi_d = d;
+            const BandDriver d{params[i].name, e ? params[i].hi : params[i].lo};
+            if (l < b.low_ns) b.low_ns = l, b.low_driver = d;
+            if (l > b.high_ns) b.high_ns = l, b.high_driver = d;
         }
-        ps.push_back(p);
+        b.params.push_back(std::move(p));
     }
-    b["low_ns"] = lo;
-    b["high_ns"] = hi;
-    b["low_driver"] = lo_d;
-    b["high_driver"] = hi_d;
-    b["method"] = std::string("one estimated parameter at a time at each end of its declared range") +
-                  (estimate ? ", each end by the screening estimate" : ", each end in full simulation");
-    b["params"] = ps;
+    b.method = std::string("one estimated parameter at a time at each end of its declared range") +
+               (estimate ? ", each end by the screening estimate" : ", each end in full simulation");
     return b;
 }
 
-
-void add_joint_band(json& b, const RunConfig& cfg, const std::string& config, const Overrides& sets, double latency_ns,
+void add_joint_band(LatencyBand& band, const RunConfig& cfg, const std::string& config, const Overrides& sets, double latency_ns,
                     int jobs, double timeout_s, int n_samples) {
     const auto params = uncertain_params(cfg.hw);
-    b["model_error_pct"] = kModelErrorPct;
+    band.model_error_pct = kModelErrorPct;
+    JointBand& b = band.joint.emplace();
     if (params.empty() || params.size() > Halton::kMaxDims) {
-        for (const char* k : {"p5_ns", "p50_ns", "p95_ns", "min_ns", "max_ns"}) b[k] = latency_ns;
-        b["widened_p5_ns"] = latency_ns * (1 - kModelErrorPct / 100);
-        b["widened_p95_ns"] = latency_ns * (1 + kModelErrorPct / 100);
-        b["ranking"] = json::array();
-        b["joint_samples"] = 0;
+        b.p5_ns = b.p50_ns = b.p95_ns = b.min_ns = b.max_ns = latency_ns;
+        b.widened_p5_ns = latency_ns * (1 - kModelErrorPct / 100);
+        b.widened_p95_ns = latency_ns * (1 + kModelErrorPct / 100);
         return;
     }
     const size_t n = params.size();
@@ -103,11 +90,11 @@ void add_joint_band(json& b, const RunConfig& cfg, const std::string& config, co
     for (int k = 0; k < n_samples; ++k)
         if (std::isfinite(est[size_t(k)])) lat.push_back(est[size_t(k)] * scale), kept.push_back(size_t(k));
     if (lat.empty()) throw std::runtime_error("no joint sample of the uncertain parameters could be estimated");
-    b["p5_ns"] = percentile(lat, 0.05);
-    b["p50_ns"] = percentile(lat, 0.50);
-    b["p95_ns"] = percentile(lat, 0.95);
-    b["widened_p5_ns"] = b["p5_ns"].get<double>() * (1 - kModelErrorPct / 100);
-    b["widened_p95_ns"] = b["p95_ns"].get<double>() * (1 + kModelErrorPct / 100);
+    b.p5_ns = percentile(lat, 0.05);
+    b.p50_ns = percentile(lat, 0.50);
+    b.p95_ns = percentile(lat, 0.95);
+    b.widened_p5_ns = b.p5_ns * (1 - kModelErrorPct / 100);
+    b.widened_p95_ns = b.p95_ns * (1 + kModelErrorPct / 100);
     // The extremes, confirmed in full simulation.
     const size_t lo_k = kept[size_t(std::min_element(lat.begin(), lat.end()) - lat.begin())];
     const size_t hi_k = kept[size_t(std::max_element(lat.begin(), lat.end()) - lat.begin())];
@@ -122,10 +109,10 @@ void add_joint_band(json& b, const RunConfig& cfg, const std::string& config, co
     for (size_t e = 0; e < 2; ++e)
         if (end_runs[e].ok) confirmed[e] = end_runs[e].report.latency_ns;
     const double lo_est = *std::min_element(lat.begin(), lat.end()), hi_est = *std::max_element(lat.begin(), lat.end());
-    b["min_ns"] = std::isfinite(confirmed[0]) ? std::min(confirmed[0], lo_est) : lo_est;
-    b["max_ns"] = std::isfinite(confirmed[1]) ? std::max(confirmed[1], hi_est) : hi_est;
-    b["min_confirmed_ns"] = std::isfinite(confirmed[0]) ? json(confirmed[0]) : json(nullptr);
-    b["max_confirmed_ns"] = std::isfinite(confirmed[1]) ? json(confirmed[1]) : json(nullptr);
+    b.min_ns = std::isfinite(confirmed[0]) ? std::min(confirmed[0], lo_est) : lo_est;
+    b.max_ns = std::isfinite(confirmed[1]) ? std::max(confirmed[1], hi_est) : hi_est;
+    if (std::isfinite(confirmed[0])) b.min_confirmed_ns = confirmed[0];
+    if (std::isfinite(confirmed[1])) b.max_confirmed_ns = confirmed[1];
     // Each parameter's share of the variance: its squared correlation with the latency over the
     // sample (the Halton points are near-uncorrelated across parameters), normalised.
     std::vector<double> r2(n, 0.0);
@@ -145,47 +132,92 @@ void add_joint_band(json& b, const RunConfig& cfg, const std::string& config, co
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t c) { return r2[a] > r2[c]; });
-    json ranking = json::array();
-    for (size_t i : order) ranking.push_back({{"name", params[i].name}, {"share", total > 0 ? r2[i] / total : 0.0}});
-    b["ranking"] = ranking;
-    b["joint_samples"] = lat.size();
-    b["joint_method"] = "every estimated parameter at once: " + std::to_string(n_samples) +
+    for (size_t i : order) b.ranking.emplace_back(params[i].name, total > 0 ? r2[i] / total : 0.0);
+    b.samples = lat.size();
+    b.method = "every estimated parameter at once: " + std::to_string(n_samples) +
                         " scrambled Halton points of their ranges by the screening estimate, scaled to the full simulation at "
                         "the preset; the lowest and highest confirmed in full simulation; widened by the model's own "
                         "error (" + short_number(kModelErrorPct) + "%, the per-instruction calibration's MAPE)";
 }
 
-void print_latency_band(const json& b, std::ostream& out) {
+json to_json(const LatencyBand& b) {
+    json j;
+    j["latency_ns"] = b.latency_ns;
+    j["low_ns"] = b.low_ns;
+    j["high_ns"] = b.high_ns;
+    auto driver = [](const std::optional<BandDriver>& d) {
+        return d ? json{{"name", d->name}, {"value", d->value}} : json(nullptr);
+    };
+    j["low_driver"] = driver(b.low_driver);
+    j["high_driver"] = driver(b.high_driver);
+    j["method"] = b.method;
+    json ps = json::array();
+    for (const auto& p : b.params) {
+        json pj{{"name", p.name}, {"low", p.low}, {"high", p.high},
+                {"latency_low_ns", p.latency_low_ns}, {"latency_high_ns", p.latency_high_ns}};
+        if (!p.error_low.empty()) pj["error_low"] = p.error_low;
+        if (!p.error_high.empty()) pj["error_high"] = p.error_high;
+        ps.push_back(pj);
+    }
+    j["params"] = ps;
+    if (b.joint) {
+        const JointBand& g = *b.joint;
+        j["model_error_pct"] = b.model_error_pct;
+        j["p5_ns"] = g.p5_ns;
+        j["p50_ns"] = g.p50_ns;
+        j["p95_ns"] = g.p95_ns;
+        j["widened_p5_ns"] = g.widened_p5_ns;
+        j["widened_p95_ns"] = g.widened_p95_ns;
+        j["min_ns"] = g.min_ns;
+        j["max_ns"] = g.max_ns;
+        if (!g.method.empty()) {  // a sample was drawn
+            j["min_confirmed_ns"] = g.min_confirmed_ns ? json(*g.min_confirmed_ns) : json(nullptr);
+            j["max_confirmed_ns"] = g.max_confirmed_ns ? json(*g.max_confirmed_ns) : json(nullptr);
+        }
+        json ranking = json::array();
+        for (const auto& [name, share] : g.ranking) ranking.push_back({{"name", name}, {"share", share}});
+        j["ranking"] = ranking;
+        j["joint_samples"] = g.samples;
+        if (!g.method.empty()) j["joint_method"] = g.method;
+    }
+    if (b.choice) {
+        j["choice_best_probability"] = b.choice->best_probability;
+        j["best_most_often"] = b.choice->best_most_often;
+        j["choice_samples"] = b.choice->samples;
+    }
+    return j;
+}
+
+void print_latency_band(const LatencyBand& b, std::ostream& out) {
     auto us = [](double ns) {
         std::ostringstream o;
         o << std::fixed << std::setprecision(2) << ns / 1000 << " us";
         return o.str();
     };
-    auto driver = [](const json& d) {
-        if (d.is_null()) return std::string("none");
+    auto driver = [](const std::optional<BandDriver>& d) {
+        if (!d) return std::string("none");
         std::ostringstream o;
-        o << d["name"].get<std::string>() << "=" << d["value"].get<double>();
+        o << d->name << "=" << d->value;
         return o.str();
     };
-    out << "band        " << us(b["latency_ns"].get<double>()) << " in [" << us(b["low_ns"].get<double>()) << ", "
-        << us(b["high_ns"].get<double>()) << "] over " << b["params"].size()
-        << " estimated parameters' ranges; low end " << driver(b["low_driver"]) << ", high end "
-        << driver(b["high_driver"]) << "\n";
-    if (b.contains("p50_ns") && b.contains("ranking")) {
-        out << "joint band  p50 " << us(b["p50_ns"].get<double>()) << ", 90% in [" << us(b["p5_ns"].get<double>()) << ", "
-            << us(b["p95_ns"].get<double>()) << "] (with the model's own " << short_number(b["model_error_pct"].get<double>())
-            << "%: [" << us(b["widened_p5_ns"].get<double>()) << ", " << us(b["widened_p95_ns"].get<double>())
-            << "]), all in [" << us(b["min_ns"].get<double>()) << ", " << us(b["max_ns"].get<double>()) << "] over "
-            << b["joint_samples"].get<int>() << " joint samples";
-        if (!b["ranking"].empty() && b["ranking"][0]["share"].get<double>() > 0)
-            out << "; most of it: " << b["ranking"][0]["name"].get<std::string>() << " ("
-                << std::fixed << std::setprecision(0) << b["ranking"][0]["share"].get<double>() * 100 << "%)";
+    out << "band        " << us(b.latency_ns) << " in [" << us(b.low_ns) << ", " << us(b.high_ns) << "] over "
+        << b.params.size() << " estimated parameters' ranges; low end " << driver(b.low_driver) << ", high end "
+        << driver(b.high_driver) << "\n";
+    if (b.joint) {
+        const JointBand& g = *b.joint;
+        out << "joint band  p50 " << us(g.p50_ns) << ", 90% in [" << us(g.p5_ns) << ", " << us(g.p95_ns)
+            << "] (with the model's own " << short_number(b.model_error_pct) << "%: [" << us(g.widened_p5_ns) << ", "
+            << us(g.widened_p95_ns) << "]), all in [" << us(g.min_ns) << ", " << us(g.max_ns) << "] over " << g.samples
+            << " joint samples";
+        if (!g.ranking.empty() && g.ranking[0].second > 0)
+            out << "; most of it: " << g.ranking[0].first << " (" << std::fixed << std::setprecision(0)
+                << g.ranking[0].second * 100 << "%)";
         out << "\n";
     }
-    if (b.contains("choice_best_probability"))
+    if (b.choice)
         out << "choice      the kernel's own choice is within the tie of the best in " << std::fixed << std::setprecision(0)
-            << b["choice_best_probability"].get<double>() * 100 << "% of " << b["choice_samples"].get<int>()
-            << " joint samples (bnsim tune); most often best: " << b["best_most_often"].get<std::string>() << "\n";
+            << b.choice->best_probability * 100 << "% of " << b.choice->samples
+            << " joint samples (bnsim tune); most often best: " << b.choice->best_most_often << "\n";
 }
 
 }  // namespace bnsim

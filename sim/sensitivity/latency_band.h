@@ -1,8 +1,10 @@
 #pragma once
 // The band a prediction hangs on: the run's latency at both ends of every estimated parameter's
 // range, one parameter at a time (each run a child process), and which parameter drives each end.
+#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -11,21 +13,61 @@
 
 namespace bnsim {
 
-// {latency_ns, low_ns, high_ns, low_driver: {name, value}, high_driver: {...}, params[].{name,
-// low, high, latency_low_ns, latency_high_ns}}; with no ranged estimate the band is the value.
-// `estimate`: the ends come from the screening estimate, as latency_ns then does (run --estimate),
-// so the band and its centre are one kind of figure.
-nlohmann::ordered_json latency_band(const RunConfig& cfg, const std::string& config, const Overrides& sets,
-                                    double latency_ns, int jobs, double timeout_s = 300, bool estimate = false);
+// The parameter and value that drive one end of the band.
+struct BandDriver {
+    std::string name;
+    double value = 0;
+};
+
+// One estimated parameter at each end of its range.
+struct BandParam {
+    std::string name;
+    double low = 0, high = 0;
+    double latency_low_ns = 0, latency_high_ns = 0;  // the centre where that end failed
+    std::string error_low, error_high;              // why an end's run failed, if it did
+};
+
+// Every estimated parameter varied at once (add_joint_band).
+struct JointBand {
+    double p5_ns = 0, p50_ns = 0, p95_ns = 0;      // percentiles of the sample
+    double widened_p5_ns = 0, widened_p95_ns = 0;  // the 90% band widened by the model's own error
+    double min_ns = 0, max_ns = 0;                 // the extremes, confirmed where they ran
+    std::optional<double> min_confirmed_ns, max_confirmed_ns;
+    std::vector<std::pair<std::string, double>> ranking;  // each parameter's share of the variance
+    size_t samples = 0;
+    std::string method;  // empty when there was nothing to sample
+};
+
+// Whether the kernel's own choice stays best under the joint samples (bnsim tune's answer).
+struct ChoiceRobustness {
+    double best_probability = 0;
+    std::string best_most_often;
+    int samples = 0;
+};
+
+// `bnsim run --uncertainty`'s band: printed from here and written as the report's "uncertainty".
+struct LatencyBand {
+    double latency_ns = 0, low_ns = 0, high_ns = 0;
+    std::optional<BandDriver> low_driver, high_driver;
+    std::string method;
+    std::vector<BandParam> params;
+    double model_error_pct = 0;
+    std::optional<JointBand> joint;
+    std::optional<ChoiceRobustness> choice;
+};
+
+// The run's latency at both ends of every estimated parameter's range, one at a time; with no
+// ranged estimate the band is the value. `estimate`: the ends come from the screening estimate,
+// as latency_ns then does (run --estimate), so the band and its centre are one kind of figure.
+LatencyBand latency_band(const RunConfig& cfg, const std::string& config, const Overrides& sets, double latency_ns,
+                         int jobs, double timeout_s = 300, bool estimate = false);
 
 // The joint band: every estimated parameter varied at once over a Halton sample of their ranges
 // (`samples` points), each sample priced by the screening estimate in this process and scaled to
 // the full simulation at the preset; the lowest and highest samples confirmed in full simulation
-// (child processes). Adds to `band`: p5_ns, p50_ns, p95_ns (percentiles of the sample), min_ns,
-// max_ns (the confirmed extremes), model_error_pct and the 90% band widened by it
-// (widened_p5_ns, widened_p95_ns), and ranking[].{name, share} (each parameter's share of the
-// sample's variance, from its squared correlation with the latency).
-void add_joint_band(nlohmann::ordered_json& band, const RunConfig& cfg, const std::string& config, const Overrides& sets,
+// (child processes); each parameter's share of the sample's variance from its squared
+// correlation with the latency. Sets band.joint and band.model_error_pct.
+void add_joint_band(LatencyBand& band, const RunConfig& cfg, const std::string& config, const Overrides& sets,
                     double latency_ns, int jobs, double timeout_s = 300, int samples = 64);
 
 // The model's own form error, until whole kernels measure it (issue 25): the per-instruction
@@ -33,6 +75,7 @@ void add_joint_band(nlohmann::ordered_json& band, const RunConfig& cfg, const st
 // Whole kernels are off by more (README, Accuracy): this is the band's floor, not its ceiling.
 constexpr double kModelErrorPct = 1.6;
 
-void print_latency_band(const nlohmann::ordered_json& band, std::ostream& out);
+nlohmann::ordered_json to_json(const LatencyBand& band);
+void print_latency_band(const LatencyBand& band, std::ostream& out);
 
 }  // namespace bnsim
