@@ -58,7 +58,7 @@ Profile simulated_profile_of(const CompareOptions& o) {
 int compare(const CompareOptions& o) {
     std::optional<OutputDir> out_dir;  // checked before any simulation runs
     if (!o.out.empty()) out_dir.emplace("--out", o.out);
-    json report;
+    CompareReport report;
     bool pass = true;
     // A calibration data set is YAML by its extension (read_measured's rule); anything else is a
     // profile if it looks like one.
@@ -67,31 +67,31 @@ int compare(const CompareOptions& o) {
     if (!calibration_yaml && looks_like_profile(o.measured)) {
         const Profile measured = read_profile(o.measured);
         load_run_config(o.predict.against, parse_overrides(o.predict.sets));  // bad config: exit 2 up front
-        json pj = compare_profiles(measured, simulated_profile_of(o));
-        pj["against"] = o.predict.against;
-        report["profile"] = pj;
+        report.profile = compare_profiles(measured, simulated_profile_of(o));
+        report.profile->against = o.predict.against;
     } else {
         const MeasuredSet set = read_measured(o.measured);
         check_points(set, o.predict);
         const auto pred = predict(set, o.predict);
-        report = compare_points(set, pred);
-        report["against"] = o.predict.against;
-        if (!report["failed"].empty()) pass = false;
-        if (o.tolerance_pct > 0)
-            for (const auto& p : report["points"])
-                if (std::fabs(p["error_pct"].get<double>()) > o.tolerance_pct) pass = false;
-        if (o.tolerance_pct > 0) report["tolerance_pct"] = o.tolerance_pct;
-        report["pass"] = pass;
+        PointsComparison& c = report.points.emplace(compare_points(set, pred));
+        c.against = o.predict.against;
+        if (!c.failed.empty()) pass = false;
+        if (o.tolerance_pct > 0) {
+            for (const auto& p : c.points)
+                if (std::fabs(p.error_pct) > o.tolerance_pct) pass = false;
+            c.tolerance_pct = o.tolerance_pct;
+        }
+        c.pass = pass;
     }
     // The config the points modify, as every JSON output and report names its build and config.
     const Provenance prov = provenance_of(load_run_config(o.predict.against, parse_overrides(o.predict.sets)));
-    report["provenance"] = prov.json();
+    report.provenance = prov.json();
     if (out_dir) {
         out_dir->write("compare.html", [&](std::ostream& f) { f << compare_html(report); });
-        out_dir->write("compare.json", [&](std::ostream& f) { f << report.dump(2) << "\n"; });
+        out_dir->write("compare.json", [&](std::ostream& f) { f << to_json(report).dump(2) << "\n"; });
     }
     if (o.json) {
-        std::cout << report.dump(2) << "\n";
+        std::cout << to_json(report).dump(2) << "\n";
     } else {
         print_compare_report(report, std::cout);
         std::cout << prov.line() << "\n";

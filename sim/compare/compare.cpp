@@ -21,88 +21,69 @@ double round_to(double v, double step) { return std::round(v / step) * step; }
 
 }  // namespace
 
-json compare_points(const MeasuredSet& set, const std::vector<Prediction>& pred) {
-    json j;
-    j["measured_file"] = set.file;
-    j["format"] = set.format;
-    json points = json::array(), failed = json::array();
+PointsComparison compare_points(const MeasuredSet& set, const std::vector<Prediction>& pred) {
+    PointsComparison c;
+    c.measured_file = set.file;
+    c.format = set.format;
     std::vector<double> meas, predv, errs;
     std::map<std::string, int> metrics;
     for (const auto& p : set.points) ++metrics[p.metric];
     // Best config and rank correlation only make sense over points measuring the same thing.
-    std::string rank_metric;
-    if (metrics.size() == 1) rank_metric = metrics.begin()->first;
-    else if (metrics.count("latency_ns")) rank_metric = "latency_ns";
+    if (metrics.size() == 1) c.rank_metric = metrics.begin()->first;
+    else if (metrics.count("latency_ns")) c.rank_metric = "latency_ns";
     double max_abs = -1;
-    std::string max_id;
     int best_m = -1, best_p = -1;
     double best_mv = 0, best_pv = 0;
     for (size_t i = 0; i < set.points.size(); ++i) {
         const MeasuredPoint& p = set.points[i];
         const Prediction& r = pred[i];
-        json pj;
-        pj["id"] = p.id;
-        if (p.line) pj["line"] = p.line;
-        json keys = json::object();
-        for (const auto& [k, v] : p.sets) keys[k] = v;
-        pj["keys"] = keys;
-        if (!p.config.empty()) pj["config"] = p.config;
-        pj["metric"] = p.metric;
-        pj["measured"] = p.measured;
+        PointComparison pc;
+        pc.id = p.id;
+        pc.line = p.line;
+        pc.keys = p.sets;
+        pc.config = p.config;
+        pc.metric = p.metric;
+        pc.measured = p.measured;
         if (!r.ok) {
-            pj["error"] = r.error;
-            failed.push_back(pj);
+            pc.error = r.error;
+            c.failed.push_back(std::move(pc));
             continue;
         }
-        pj["predicted"] = round_to(r.value, 1e-6);
+        pc.predicted = round_to(r.value, 1e-6);
         if (metric_is_ns(p.metric)) {
-            pj["measured_us"] = p.measured / 1e3;
-            pj["predicted_us"] = round_to(r.value / 1e3, 1e-6);
+            pc.measured_us = p.measured / 1e3;
+            pc.predicted_us = round_to(r.value / 1e3, 1e-6);
         }
-        if (!p.percentiles_us.empty()) {
-            json pc = json::object();
-            for (const auto& [k, v] : p.percentiles_us) pc[k] = v;
-            pj["percentiles_us"] = pc;
-        }
+        pc.percentiles_us = p.percentiles_us;
         const double e = error_pct(p.measured, r.value);
-        pj["error_pct"] = round_to(e, 1e-4);
-        if (!r.engine_busy_ns.empty()) pj["engine_busy_ns"] = r.engine_busy_ns;
-        points.push_back(pj);
+        pc.error_pct = round_to(e, 1e-4);
+        pc.engine_busy_ns = r.engine_busy_ns;
+        c.points.push_back(std::move(pc));
         errs.push_back(std::fabs(e));
         if (std::fabs(e) > max_abs) {
             max_abs = std::fabs(e);
-            max_id = p.id;
-            j["max_error_pct"] = round_to(e, 1e-4);
+            c.max_error_point = p.id;
+            c.max_error_pct = round_to(e, 1e-4);
         }
-        if (p.metric == rank_metric) {
+        if (p.metric == c.rank_metric) {
             meas.push_back(p.measured);
             predv.push_back(r.value);
             if (best_m < 0 || p.measured < best_mv) best_m = int(i), best_mv = p.measured;
             if (best_p < 0 || r.value < best_pv) best_p = int(i), best_pv = r.value;
         }
     }
-    j["points"] = points;
-    j["failed"] = failed;
-    if (errs.empty()) {
-        j["mape_pct"] = nullptr;
-        j["max_error_pct"] = nullptr;
-    } else {
-        double s = 0;
-        for (double e : errs) s += e;
-        j["mape_pct"] = round_to(s / double(errs.size()), 1e-4);
-        j["max_error_point"] = max_id;
+    if (!errs.empty()) {
+        double sum = 0;
+        for (double e : errs) sum += e;
+        c.mape_pct = round_to(sum / double(errs.size()), 1e-4);
     }
-    j["rank_metric"] = rank_metric.empty() ? json(nullptr) : json(rank_metric);
-    const auto rho = spearman(meas, predv);
-    j["spearman"] = rho ? json(round_to(*rho, 1e-6)) : json(nullptr);
+    if (const auto rho = spearman(meas, predv)) c.spearman = round_to(*rho, 1e-6);
     if (meas.size() >= 2) {
-        j["measured_best"] = set.points[size_t(best_m)].id;
-        j["predicted_best"] = set.points[size_t(best_p)].id;
-        j["best_config_agrees"] = best_m == best_p;
-    } else {
-        j["best_config_agrees"] = nullptr;
+        c.measured_best = set.points[size_t(best_m)].id;
+        c.predicted_best = set.points[size_t(best_p)].id;
+        c.best_config_agrees = best_m == best_p;
     }
-    return j;
+    return c;
 }
 
 namespace {
@@ -164,63 +145,57 @@ double dma_busy(const Profile& p) {
     return interval_union_length(std::move(v));
 }
 
-json dist(const std::vector<double>& v) {
+DurationStats dist(const std::vector<double>& v) {
     double s = 0;
     for (double x : v) s += x;
-    return {{"count", v.size()}, {"mean_ns", round_to(s / double(v.size()), 1e-3)},
-            {"p50_ns", round_to(quantile(v, 0.5), 1e-3)}, {"p90_ns", round_to(quantile(v, 0.9), 1e-3)}};
+    return {v.size(), round_to(s / double(v.size()), 1e-3), round_to(quantile(v, 0.5), 1e-3), round_to(quantile(v, 0.9), 1e-3)};
 }
 
-json pair_row(double m, double p) {
-    json r;
-    r["measured_ns"] = round_to(m, 1e-3);
-    r["predicted_ns"] = round_to(p, 1e-3);
-    r["error_pct"] = m > 0 ? json(round_to(error_pct(m, p), 1e-4)) : json(nullptr);
+MeasuredPredicted pair_row(const std::string& name, double m, double p) {
+    MeasuredPredicted r{name, round_to(m, 1e-3), round_to(p, 1e-3), std::nullopt};
+    if (m > 0) r.error_pct = round_to(error_pct(m, p), 1e-4);
     return r;
 }
 
-// {key: name} followed by rest's fields.
-json named(const char* key, const std::string& name, const json& rest) {
-    json r;
-    r[key] = name;
-    for (auto it = rest.begin(); it != rest.end(); ++it) r[it.key()] = it.value();
-    return r;
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json row_json(const char* key, const MeasuredPredicted& r) {
+    return json{{key, r.name}, {"measured_ns", r.measured_ns}, {"predicted_ns", r.predicted_ns}, {"error_pct", opt(r.error_pct)}};
+}
+
+json dist_json(const std::optional<DurationStats>& d) {
+    if (!d) return nullptr;
+    return {{"count", d->count}, {"mean_ns", d->mean_ns}, {"p50_ns", d->p50_ns}, {"p90_ns", d->p90_ns}};
 }
 
 }  // namespace
 
-json compare_profiles(const Profile& m, const Profile& p) {
-    json j;
-    j["measured_file"] = m.file;
-    j["measured_is_simulation"] = m.is_simulation();
+ProfileComparison compare_profiles(const Profile& m, const Profile& p) {
+    ProfileComparison c;
+    c.measured_file = m.file;
+    c.measured_is_simulation = m.is_simulation();
     const auto mt = m.number("total_time"), pt = p.number("total_time");
-    if (mt && pt) j["total_time"] = pair_row(*mt * 1e9, *pt * 1e9);
-    json engines = json::array();
-    for (const char* e : {"tensor", "vector", "scalar", "gpsimd", "sync"}) {
-        engines.push_back(named("engine", e, pair_row(engine_busy(m, e), engine_busy(p, e))));
-    }
-    engines.push_back(named("engine", "dma", pair_row(dma_busy(m), dma_busy(p))));
-    j["engines"] = engines;
+    if (mt && pt) c.total_time = pair_row("total_time", *mt * 1e9, *pt * 1e9);
+    for (const char* e : {"tensor", "vector", "scalar", "gpsimd", "sync"})
+        c.engines.push_back(pair_row(e, engine_busy(m, e), engine_busy(p, e)));
+    c.engines.push_back(pair_row("dma", dma_busy(m), dma_busy(p)));
 
     // Phases, each side windowed alike: with DMA transfers only when both profiles name the
     // transfers' source lines (bnsim's do, neuron-profile's do not).
     const bool transfers = transfers_named(m) && transfers_named(p);
-    j["phase_windows_include"] = transfers ? "instructions and DMA transfers" : "instructions only";
+    c.phase_windows_include = transfers ? "instructions and DMA transfers" : "instructions only";
     const auto mph = phase_windows_of(m, transfers), pph = phase_windows_of(p, transfers);
-    json phases = json::array();
-    for (const auto& [k, mw] : mph) {
-        const auto it = std::find_if(pph.begin(), pph.end(), [&](const auto& x) { return x.first == k; });
-        if (it == pph.end()) continue;
-        phases.push_back(named("phase", k, pair_row(mw.duration_ns(), it->second.duration_ns())));
+    for (const auto& mw : mph) {  // (a structured binding cannot be captured in C++17)
+        const auto it = std::find_if(pph.begin(), pph.end(), [&](const auto& x) { return x.first == mw.first; });
+        if (it != pph.end()) c.phases.push_back(pair_row(mw.first, mw.second.duration_ns(), it->second.duration_ns()));
     }
-    j["phases"] = phases;
 
     // Instruction durations per (engine, opcode), on the profiler's engine names.
     auto groups = [](const Profile& pr) {
         std::map<std::pair<std::string, std::string>, std::vector<double>> g;
         for (const auto& i : pr.instructions) {
             std::string op;
-            for (char c : i.opcode) op += char(std::tolower(static_cast<unsigned char>(c)));
+            for (char ch : i.opcode) op += char(std::tolower(static_cast<unsigned char>(ch)));
             g[{engine_key(i.engine), op}].push_back(i.duration_ns);
         }
         return g;
@@ -229,21 +204,104 @@ json compare_profiles(const Profile& m, const Profile& p) {
     std::set<std::pair<std::string, std::string>> keys;
     for (const auto& kv : mg) keys.insert(kv.first);
     for (const auto& kv : pg) keys.insert(kv.first);
-    json ops = json::array();
     for (const auto& k : keys) {
-        json r;
-        r["engine"] = k.first;
-        r["opcode"] = k.second;
-        auto a = mg.find(k), b = pg.find(k);
-        r["measured"] = a == mg.end() ? json(nullptr) : dist(a->second);
-        r["predicted"] = b == pg.end() ? json(nullptr) : dist(b->second);
-        if (a != mg.end() && b != pg.end() && r["measured"]["mean_ns"].get<double>() > 0)
-            r["mean_error_pct"] = round_to(error_pct(r["measured"]["mean_ns"].get<double>(), r["predicted"]["mean_ns"].get<double>()), 1e-4);
-        else
-            r["mean_error_pct"] = nullptr;
-        ops.push_back(r);
+        OpcodeComparison r;
+        r.engine = k.first;
+        r.opcode = k.second;
+        const auto a = mg.find(k), b = pg.find(k);
+        if (a != mg.end()) r.measured = dist(a->second);
+        if (b != pg.end()) r.predicted = dist(b->second);
+        if (r.measured && r.predicted && r.measured->mean_ns > 0)
+            r.mean_error_pct = round_to(error_pct(r.measured->mean_ns, r.predicted->mean_ns), 1e-4);
+        c.opcodes.push_back(std::move(r));
     }
+    return c;
+}
+
+json to_json(const PointsComparison& c) {
+    json j;
+    j["measured_file"] = c.measured_file;
+    j["format"] = c.format;
+    if (!c.points.empty()) j["max_error_pct"] = opt(c.max_error_pct);
+    auto point = [](const PointComparison& p) {
+        json pj;
+        pj["id"] = p.id;
+        if (p.line) pj["line"] = p.line;
+        json keys = json::object();
+        for (const auto& [k, v] : p.keys) keys[k] = v;
+        pj["keys"] = keys;
+        if (!p.config.empty()) pj["config"] = p.config;
+        pj["metric"] = p.metric;
+        pj["measured"] = p.measured;
+        if (!p.error.empty()) {
+            pj["error"] = p.error;
+            return pj;
+        }
+        pj["predicted"] = p.predicted;
+        if (p.measured_us) pj["measured_us"] = *p.measured_us;
+        if (p.predicted_us) pj["predicted_us"] = *p.predicted_us;
+        if (!p.percentiles_us.empty()) {
+            json pc = json::object();
+            for (const auto& [k, v] : p.percentiles_us) pc[k] = v;
+            pj["percentiles_us"] = pc;
+        }
+        pj["error_pct"] = p.error_pct;
+        if (!p.engine_busy_ns.empty()) pj["engine_busy_ns"] = p.engine_busy_ns;
+        return pj;
+    };
+    json points = json::array(), failed = json::array();
+    for (const auto& p : c.points) points.push_back(point(p));
+    for (const auto& p : c.failed) failed.push_back(point(p));
+    j["points"] = points;
+    j["failed"] = failed;
+    if (c.points.empty()) {
+        j["mape_pct"] = nullptr;
+        j["max_error_pct"] = nullptr;
+    } else {
+        j["mape_pct"] = opt(c.mape_pct);
+        j["max_error_point"] = c.max_error_point;
+    }
+    j["rank_metric"] = c.rank_metric.empty() ? json(nullptr) : json(c.rank_metric);
+    j["spearman"] = opt(c.spearman);
+    if (c.best_config_agrees) {
+        j["measured_best"] = *c.measured_best;
+        j["predicted_best"] = *c.predicted_best;
+    }
+    j["best_config_agrees"] = c.best_config_agrees ? json(*c.best_config_agrees) : json(nullptr);
+    j["against"] = c.against;
+    if (c.tolerance_pct) j["tolerance_pct"] = *c.tolerance_pct;
+    j["pass"] = c.pass;
+    return j;
+}
+
+json to_json(const ProfileComparison& c) {
+    json j;
+    j["measured_file"] = c.measured_file;
+    j["measured_is_simulation"] = c.measured_is_simulation;
+    if (c.total_time) {
+        json t = row_json("-", *c.total_time);
+        t.erase("-");
+        j["total_time"] = t;
+    }
+    json engines = json::array(), phases = json::array(), ops = json::array();
+    for (const auto& e : c.engines) engines.push_back(row_json("engine", e));
+    j["engines"] = engines;
+    j["phase_windows_include"] = c.phase_windows_include;
+    for (const auto& p : c.phases) phases.push_back(row_json("phase", p));
+    j["phases"] = phases;
+    for (const auto& o : c.opcodes)
+        ops.push_back({{"engine", o.engine}, {"opcode", o.opcode}, {"measured", dist_json(o.measured)},
+                       {"predicted", dist_json(o.predicted)}, {"mean_error_pct", opt(o.mean_error_pct)}});
     j["opcodes"] = ops;
+    j["against"] = c.against;
+    return j;
+}
+
+json to_json(const CompareReport& r) {
+    json j;
+    if (r.points) j = to_json(*r.points);
+    if (r.profile) j["profile"] = to_json(*r.profile);
+    j["provenance"] = r.provenance;
     return j;
 }
 

@@ -22,86 +22,74 @@ std::string show(const std::string& metric, double v) {
     return fixed_decimals(v, 3);
 }
 
-std::string keys_text(const json& keys) {
+std::string keys_text(const Overrides& keys) {
     std::string s;
-    for (auto it = keys.begin(); it != keys.end(); ++it) s += (s.empty() ? "" : " ") + it.key() + "=" + it.value().get<std::string>();
+    for (const auto& [k, v] : keys) s += (s.empty() ? "" : " ") + k + "=" + v;
     return s;
 }
 
-std::string pct(const json& v) {
-    if (v.is_null()) return "-";
-    return signed_percent(v.get<double>());
-}
+std::string pct(const std::optional<double>& v) { return v ? signed_percent(*v) : "-"; }
 
-void print_points(const json& r, std::ostream& out) {
-    out << "compare " << r["measured_file"].get<std::string>() << " (" << r["points"].size() + r["failed"].size()
-        << " points, " << r["format"].get<std::string>() << ") against " << r["against"].get<std::string>() << "\n";
+void print_points(const PointsComparison& r, std::ostream& out) {
+    out << "compare " << r.measured_file << " (" << r.points.size() + r.failed.size() << " points, " << r.format
+        << ") against " << r.against << "\n";
     size_t w = 4, wk = 4;
-    for (const auto& p : r["points"]) {
-        w = std::max(w, p["id"].get<std::string>().size());
-        wk = std::max(wk, keys_text(p["keys"]).size());
+    for (const auto& p : r.points) {
+        w = std::max(w, p.id.size());
+        wk = std::max(wk, keys_text(p.keys).size());
     }
     out << std::left << std::setw(int(w) + 2) << "id" << std::setw(int(wk) + 2) << "keys" << std::setw(30) << "metric"
         << std::right << std::setw(12) << "measured" << std::setw(12) << "predicted" << std::setw(9) << "error" << "\n";
-    for (const auto& p : r["points"]) {
-        const std::string m = p["metric"];
-        out << std::left << std::setw(int(w) + 2) << p["id"].get<std::string>() << std::setw(int(wk) + 2)
-            << keys_text(p["keys"]) << std::setw(30) << m << std::right << std::setw(12)
-            << show(m, p["measured"].get<double>()) << std::setw(12) << show(m, p["predicted"].get<double>())
-            << std::setw(9) << pct(p["error_pct"]) << "\n";
-    }
-    for (const auto& p : r["failed"])
-        out << std::left << std::setw(int(w) + 2) << p["id"].get<std::string>() << "could not be predicted: "
-            << p["error"].get<std::string>() << "\n";
-    out << "MAPE " << (r["mape_pct"].is_null() ? "-" : fixed_decimals(r["mape_pct"].get<double>(), 1) + "%");
-    if (!r["max_error_pct"].is_null())
-        out << ", max error " << pct(r["max_error_pct"]) << " (" << r["max_error_point"].get<std::string>() << ")";
-    out << ", Spearman " << (r["spearman"].is_null() ? "-" : fixed_decimals(r["spearman"].get<double>(), 3));
-    if (!r["best_config_agrees"].is_null())
-        out << ", best config: measured " << r["measured_best"].get<std::string>() << ", predicted "
-            << r["predicted_best"].get<std::string>() << (r["best_config_agrees"].get<bool>() ? " (agrees)" : " (DIFFERS)");
+    for (const auto& p : r.points)
+        out << std::left << std::setw(int(w) + 2) << p.id << std::setw(int(wk) + 2) << keys_text(p.keys) << std::setw(30)
+            << p.metric << std::right << std::setw(12) << show(p.metric, p.measured) << std::setw(12)
+            << show(p.metric, p.predicted) << std::setw(9) << pct(p.error_pct) << "\n";
+    for (const auto& p : r.failed)
+        out << std::left << std::setw(int(w) + 2) << p.id << "could not be predicted: " << p.error << "\n";
+    out << "MAPE " << (r.mape_pct ? fixed_decimals(*r.mape_pct, 1) + "%" : "-");
+    if (r.max_error_pct) out << ", max error " << pct(r.max_error_pct) << " (" << r.max_error_point << ")";
+    out << ", Spearman " << (r.spearman ? fixed_decimals(*r.spearman, 3) : "-");
+    if (r.best_config_agrees)
+        out << ", best config: measured " << *r.measured_best << ", predicted " << *r.predicted_best
+            << (*r.best_config_agrees ? " (agrees)" : " (DIFFERS)");
     out << "\n";
 }
 
-void print_profile(const json& r, std::ostream& out) {
-    out << "profile " << r["measured_file"].get<std::string>()
-        << (r["measured_is_simulation"].get<bool>() ? " (a simulation)" : " (measured)") << " against "
-        << r["against"].get<std::string>() << " (simulated)\n";
-    auto row = [&](const std::string& name, const json& x) {
+void print_profile(const ProfileComparison& r, std::ostream& out) {
+    out << "profile " << r.measured_file << (r.measured_is_simulation ? " (a simulation)" : " (measured)") << " against "
+        << r.against << " (simulated)\n";
+    auto row = [&](const std::string& name, const MeasuredPredicted& x) {
         out << "  " << std::left << std::setw(26) << name << std::right << std::setw(14)
-            << fixed_decimals(x["measured_ns"].get<double>() / 1000, 3) + " us" << std::setw(14)
-            << fixed_decimals(x["predicted_ns"].get<double>() / 1000, 3) + " us" << std::setw(9) << pct(x["error_pct"]) << "\n";
+            << fixed_decimals(x.measured_ns / 1000, 3) + " us" << std::setw(14)
+            << fixed_decimals(x.predicted_ns / 1000, 3) + " us" << std::setw(9) << pct(x.error_pct) << "\n";
     };
     out << "  " << std::left << std::setw(26) << "" << std::right << std::setw(14) << "measured" << std::setw(14)
         << "predicted" << std::setw(9) << "error" << "\n";
-    if (r.contains("total_time")) row("total_time", r["total_time"]);
-    for (const auto& e : r["engines"]) row(e["engine"].get<std::string>() + " busy", e);
-    for (const auto& p : r["phases"]) row(p["phase"].get<std::string>(), p);
-    if (!r["phases"].empty())
-        out << "  (phase windows from when each phase leads to its last end, over "
-            << r["phase_windows_include"].get<std::string>() << ")\n";
-    if (!r["opcodes"].empty()) {
+    if (r.total_time) row("total_time", *r.total_time);
+    for (const auto& e : r.engines) row(e.name + " busy", e);
+    for (const auto& p : r.phases) row(p.name, p);
+    if (!r.phases.empty())
+        out << "  (phase windows from when each phase leads to its last end, over " << r.phase_windows_include << ")\n";
+    if (!r.opcodes.empty()) {
         out << "instruction durations per (engine, opcode): count, mean, p50, p90 (measured / predicted)\n";
-        for (const auto& o : r["opcodes"]) {
-            auto side = [](const json& d) {
-                if (d.is_null()) return std::string("-");
-                return std::to_string(d["count"].get<int>()) + ", " + fixed_decimals(d["mean_ns"].get<double>(), 1) + ", " +
-                       fixed_decimals(d["p50_ns"].get<double>(), 1) + ", " + fixed_decimals(d["p90_ns"].get<double>(), 1) + " ns";
+        for (const auto& o : r.opcodes) {
+            auto side = [](const std::optional<DurationStats>& d) {
+                if (!d) return std::string("-");
+                return std::to_string(d->count) + ", " + fixed_decimals(d->mean_ns, 1) + ", " + fixed_decimals(d->p50_ns, 1) +
+                       ", " + fixed_decimals(d->p90_ns, 1) + " ns";
             };
-            out << "  " << std::left << std::setw(26) << o["engine"].get<std::string>() + " " + o["opcode"].get<std::string>()
-                << side(o["measured"]) << " / " << side(o["predicted"]) << "  " << pct(o["mean_error_pct"]) << "\n";
+            out << "  " << std::left << std::setw(26) << o.engine + " " + o.opcode << side(o.measured) << " / "
+                << side(o.predicted) << "  " << pct(o.mean_error_pct) << "\n";
         }
     }
 }
 
 // ---- SVG ------------------------------------------------------------------------------
 
-std::string scatter_svg(const json& points) {
+std::string scatter_svg(const std::vector<PointComparison>& points) {
     std::vector<std::tuple<double, double, std::string>> v;
-    for (const auto& p : points) {
-        const double m = p["measured"].get<double>(), q = p["predicted"].get<double>();
-        if (m > 0 && q > 0) v.emplace_back(m, q, p["id"].get<std::string>() + " (" + p["metric"].get<std::string>() + ")");
-    }
+    for (const auto& p : points)
+        if (p.measured > 0 && p.predicted > 0) v.emplace_back(p.measured, p.predicted, p.id + " (" + p.metric + ")");
     if (v.empty()) return "<p>No point to plot.</p>";
     double lo = 1e300, hi = 0;
     for (const auto& [m, q, id] : v) lo = std::min({lo, m, q}), hi = std::max({hi, m, q});
@@ -166,59 +154,58 @@ std::string bars_svg(const std::vector<std::string>& labels, const std::vector<s
 
 }  // namespace
 
-void print_compare_report(const json& r, std::ostream& out) {
-    if (r.contains("points")) print_points(r, out);
-    if (r.contains("profile")) print_profile(r["profile"], out);
+void print_compare_report(const CompareReport& r, std::ostream& out) {
+    if (r.points) print_points(*r.points, out);
+    if (r.profile) print_profile(*r.profile, out);
 }
 
-std::string compare_html(const json& r) {
+std::string compare_html(const CompareReport& report) {
     std::ostringstream h;
     h << "<!DOCTYPE html><html><head><meta charset='utf-8'><title>bnsim compare</title>"
       << "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
          "padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}</style></head><body>";
     h << "<h1>bnsim compare</h1>";
-    if (r.contains("points")) {
-        h << "<p>" << html_escape(r["measured_file"].get<std::string>()) << " against " << html_escape(r["against"].get<std::string>())
-          << ": MAPE " << (r["mape_pct"].is_null() ? "-" : fixed_decimals(r["mape_pct"].get<double>(), 2) + "%") << ", max error "
-          << pct(r["max_error_pct"]) << ", Spearman " << (r["spearman"].is_null() ? "-" : fixed_decimals(r["spearman"].get<double>(), 3))
-          << ", best config agrees: "
-          << (r["best_config_agrees"].is_null() ? "-" : r["best_config_agrees"].get<bool>() ? "yes" : "no") << "</p>";
-        h << "<h2>Predicted against measured</h2>" << scatter_svg(r["points"]);
+    if (report.points) {
+        const PointsComparison& r = *report.points;
+        h << "<p>" << html_escape(r.measured_file) << " against " << html_escape(r.against) << ": MAPE "
+          << (r.mape_pct ? fixed_decimals(*r.mape_pct, 2) + "%" : "-") << ", max error " << pct(r.max_error_pct)
+          << ", Spearman " << (r.spearman ? fixed_decimals(*r.spearman, 3) : "-") << ", best config agrees: "
+          << (!r.best_config_agrees ? "-" : *r.best_config_agrees ? "yes" : "no") << "</p>";
+        h << "<h2>Predicted against measured</h2>" << scatter_svg(r.points);
         h << "<table><tr><th>id</th><th>keys</th><th>metric</th><th>measured</th><th>predicted</th><th>error</th></tr>";
-        for (const auto& p : r["points"]) {
-            const std::string m = p["metric"];
-            h << "<tr><td>" << html_escape(p["id"].get<std::string>()) << "</td><td>" << html_escape(keys_text(p["keys"]))
-              << "</td><td>" << m << "</td><td>" << show(m, p["measured"].get<double>()) << "</td><td>"
-              << show(m, p["predicted"].get<double>()) << "</td><td>" << pct(p["error_pct"]) << "</td></tr>";
-        }
+        for (const auto& p : r.points)
+            h << "<tr><td>" << html_escape(p.id) << "</td><td>" << html_escape(keys_text(p.keys)) << "</td><td>" << p.metric
+              << "</td><td>" << show(p.metric, p.measured) << "</td><td>" << show(p.metric, p.predicted) << "</td><td>"
+              << pct(p.error_pct) << "</td></tr>";
         h << "</table>";
         // Per-engine busy time of each predicted point.
         std::vector<std::string> labels, series;
         std::vector<std::vector<double>> values;
-        for (const auto& p : r["points"])
-            if (p.contains("engine_busy_ns"))
-                for (auto it = p["engine_busy_ns"].begin(); it != p["engine_busy_ns"].end(); ++it)
-                    if (std::find(labels.begin(), labels.end(), it.key()) == labels.end()) labels.push_back(it.key());
-        for (const auto& p : r["points"])
-            if (p.contains("engine_busy_ns")) series.push_back(p["id"].get<std::string>());
+        for (const auto& p : r.points)
+            for (const auto& [engine, ns] : p.engine_busy_ns)
+                if (std::find(labels.begin(), labels.end(), engine) == labels.end()) labels.push_back(engine);
+        for (const auto& p : r.points)
+            if (!p.engine_busy_ns.empty()) series.push_back(p.id);
         for (const auto& l : labels) {
             std::vector<double> row;
-            for (const auto& p : r["points"])
-                if (p.contains("engine_busy_ns"))
-                    row.push_back(p["engine_busy_ns"].contains(l) ? p["engine_busy_ns"][l].get<double>() / 1000 : 0);
+            for (const auto& p : r.points)
+                if (!p.engine_busy_ns.empty()) {
+                    const auto it = p.engine_busy_ns.find(l);
+                    row.push_back(it == p.engine_busy_ns.end() ? 0 : it->second / 1000);
+                }
             values.push_back(row);
         }
         if (!labels.empty()) h << "<h2>Predicted busy time per engine</h2>" << bars_svg(labels, series, values, "us");
     }
-    if (r.contains("profile")) {
-        const json& p = r["profile"];
+    if (report.profile) {
+        const ProfileComparison& p = *report.profile;
         std::vector<std::string> labels;
         std::vector<std::vector<double>> values;
-        for (const auto& e : p["engines"]) {
-            labels.push_back(e["engine"]);
-            values.push_back({e["measured_ns"].get<double>() / 1000, e["predicted_ns"].get<double>() / 1000});
+        for (const auto& e : p.engines) {
+            labels.push_back(e.name);
+            values.push_back({e.measured_ns / 1000, e.predicted_ns / 1000});
         }
-        h << "<h2>Busy time per engine: " << html_escape(p["measured_file"].get<std::string>()) << " against the simulation</h2>"
+        h << "<h2>Busy time per engine: " << html_escape(p.measured_file) << " against the simulation</h2>"
           << bars_svg(labels, {"measured", "predicted"}, values, "us");
         std::ostringstream t;
         print_profile(p, t);

@@ -5,13 +5,13 @@
 #include <ostream>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "sim/compare/compare.h"
 
 namespace bnsim {
 
-void print_compare_report(const nlohmann::ordered_json& report, std::ostream& out);
+void print_compare_report(const CompareReport& report, std::ostream& out);
 
-// The page's markup (report as built by the compare command: "points" and/or "profile").
-std::string compare_html(const nlohmann::ordered_json& report);
+// The page's markup.
+std::string compare_html(const CompareReport& report);
 
 }  // namespace bnsim
