@@ -58,7 +58,7 @@ json calibration_json(const MeasurementSet& set, const std::vector<CalibrationRo
     j["summary"] = {{"rows", rows.size()},  {"within", within},
                     {"fitted", fitted},     {"predictions", int(rows.size()) - fitted},
                     {"outside", outside},   {"outside_model_gap", gaps}};
-    j["pass"] = outside.empty();
+    j["pass"] = calibration_passes(rows);
     return j;
 }
 
@@ -75,45 +75,53 @@ static std::string value(const std::string& metric, double v) {
     return o.str();
 }
 
-void print_calibration_table(const json& r, std::ostream& out) {
-    const double tol = r["tolerance_pct"].get<double>();
-    out << "calibration against " << r["measurements"].get<std::string>() << " (tolerance " << tol
+bool calibration_passes(const std::vector<CalibrationRow>& rows) {
+    for (const auto& r : rows)
+        if (!r.within) return false;
+    return true;
+}
+
+void print_calibration_table(const MeasurementSet& set, const std::vector<CalibrationRow>& rows, std::ostream& out) {
+    const double tol = set.tolerance_pct;
+    out << "calibration against " << set.file << " (tolerance " << tol
         << "%; * = third-party figure; fit = the cost table was fitted to it, pred = a prediction)\n";
     out << std::left << std::setw(34) << "id" << std::setw(30) << "metric" << std::right << std::setw(12)
         << "measured" << std::setw(12) << "simulated" << std::setw(9) << "error" << "  role  within\n";
-    for (const auto& row : r["rows"]) {
-        const std::string metric = row["metric"].get<std::string>();
-        std::string shown = metric;
-        if (row.contains("parameter")) shown = row["parameter"].get<std::string>();
-        if (row.contains("baseline")) shown += " (diff)";
-        std::string id = row["id"].get<std::string>() + (row["third_party"].get<bool>() ? " *" : "");
-        const char* role = row["fitted"].get<bool>() ? "fit " : "pred";
+    int within = 0, fitted = 0;
+    std::vector<std::string> outside;
+    for (const auto& row : rows) {
+        const Measurement& m = row.m;
+        if (row.within) ++within;
+        else outside.push_back(m.id);
+        if (m.fitted) ++fitted;
+        std::string shown = m.parameter.empty() ? m.metric : m.parameter;
+        if (m.baseline) shown += " (diff)";
+        const std::string id = m.id + (m.third_party ? " *" : "");
+        const char* role = m.fitted ? "fit " : "pred";
         out << std::left << std::setw(34) << id << std::setw(30) << shown << std::right << std::setw(12)
-            << value(metric, row["measured"].get<double>());
-        if (row["simulated"].is_null()) {
-            out << std::setw(12) << "-" << std::setw(9) << "-" << "  " << role << "  FAILED: " << row["error"].get<std::string>() << "\n";
+            << value(m.metric, m.measured);
+        if (!row.ran) {
+            out << std::setw(12) << "-" << std::setw(9) << "-" << "  " << role << "  FAILED: " << row.error << "\n";
             continue;
         }
         std::ostringstream e;
-        e << std::showpos << std::fixed << std::setprecision(1) << row["error_pct"].get<double>() << "%";
-        out << std::setw(12) << value(metric, row["simulated"].get<double>()) << std::setw(9) << e.str() << "  " << role
-            << "  " << (row["within_tolerance"].get<bool>() ? "yes" : row.contains("model_gap") ? "NO (model gap)" : "NO")
-            << "\n";
+        e << std::showpos << std::fixed << std::setprecision(1) << row.error_pct << "%";
+        out << std::setw(12) << value(m.metric, row.simulated) << std::setw(9) << e.str() << "  " << role << "  "
+            << (row.within ? "yes" : !m.model_gap.empty() ? "NO (model gap)" : "NO") << "\n";
     }
-    const json& s = r["summary"];
-    out << s["within"].get<int>() << " of " << s["rows"].get<size_t>() << " measurements within " << tol << "% ("
-        << s["fitted"].get<int>() << " fitted, " << s["predictions"].get<int>() << " predictions)";
-    if (!s["outside"].empty()) {
+    out << within << " of " << rows.size() << " measurements within " << tol << "% (" << fitted << " fitted, "
+        << int(rows.size()) - fitted << " predictions)";
+    if (!outside.empty()) {
         out << "; outside:";
-        for (const auto& id : s["outside"]) out << " " << id.get<std::string>();
+        for (const auto& id : outside) out << " " << id;
     }
     out << "\n";
     bool header = false;
-    for (const auto& row : r["rows"]) {
-        if (row["within_tolerance"].get<bool>() || !row.contains("model_gap")) continue;
+    for (const auto& row : rows) {
+        if (row.within || row.m.model_gap.empty()) continue;
         if (!header) out << "model gaps (measurements.yaml, model_gap):\n";
         header = true;
-        out << "  " << row["id"].get<std::string>() << ": " << row["model_gap"].get<std::string>() << "\n";
+        out << "  " << row.m.id << ": " << row.m.model_gap << "\n";
     }
 }
 

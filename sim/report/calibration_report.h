@@ -23,7 +23,9 @@ struct CalibrationRow {
 // Fills error_pct and within from measured, simulated and the tolerance.
 void score(CalibrationRow& row, double tolerance_pct);
 
+// Every row within its tolerance.
+bool calibration_passes(const std::vector<CalibrationRow>& rows);
 nlohmann::ordered_json calibration_json(const MeasurementSet& set, const std::vector<CalibrationRow>& rows);
-void print_calibration_table(const nlohmann::ordered_json& report, std::ostream& out);
+void print_calibration_table(const MeasurementSet& set, const std::vector<CalibrationRow>& rows, std::ostream& out);
 
 }  // namespace bnsim
