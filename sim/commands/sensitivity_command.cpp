@@ -38,16 +38,17 @@ void add_sensitivity_command(CLI::App& app) {
         std::optional<OutputDir> out;  // checked before anything runs
         if (!out_dir->empty()) out.emplace("--out", *out_dir);
         for (const auto& a : *axes) o->grid.push_back(parse_axis(a));
-        auto report = sensitivity(*o);
-        if (*suggest) report["suggest"] = suggest_measurements(report);
+        SensitivityReport report = sensitivity(*o);
+        if (*suggest) report.suggest = suggest_measurements(report);
         const Provenance prov = provenance_of(load_run_config(o->config, parse_overrides(o->sets)));
-        report["provenance"] = prov.json();
+        nlohmann::ordered_json j = to_json(report);
+        j["provenance"] = prov.json();
         if (out) {
             out->write("sensitivity.html", [&](std::ostream& f) { f << sensitivity_html(report); });
-            out->write("sensitivity.json", [&](std::ostream& f) { f << report.dump(2) << "\n"; });
+            out->write("sensitivity.json", [&](std::ostream& f) { f << j.dump(2) << "\n"; });
         }
         if (*json_out) {
-            std::cout << report.dump(2) << "\n";
+            std::cout << j.dump(2) << "\n";
         } else {
             print_sensitivity(report, std::cout);
             std::cout << prov.line() << "\n";

@@ -41,7 +41,7 @@ struct Ranking {
 
 }  // namespace
 
-json sensitivity(const SensitivityOptions& o) {
+SensitivityReport sensitivity(const SensitivityOptions& o) {
     const Overrides base_sets = parse_overrides(o.sets);
     const RunConfig cfg = load_run_config(o.config, base_sets);  // bad config: ConfigError up front
     cfg.generate();  // an input or memory config the kernel rejects: KernelError (exit 2) up front
@@ -165,25 +165,22 @@ json sensitivity(const SensitivityOptions& o) {
     if (!runs[0].ok) throw std::runtime_error("simulating " + o.config + ": " + runs[0].error);
 
     auto summarise = [&](size_t si) {
-        json j;
+        ScenarioResult j;
         if (!runs[si].ok) {
-            j["error"] = runs[si].error;
-            j["latency_ns"] = nullptr;
-            j["binding"] = "";
+            j.error = runs[si].error;
         } else {
-            j["latency_ns"] = round3(runs[si].report.latency_ns);
-            j["binding"] = phase_bindings(runs[si].report);
+            j.latency_ns = round3(runs[si].report.latency_ns);
+            j.binding = phase_bindings(runs[si].report);
         }
         const Ranking& r = rank[si];
-        j["choice"] = r.choice;
-        j["choice_estimate_ns"] = round3(r.choice_est_ns);
+        j.choice = r.choice;
+        j.choice_estimate_ns = round3(r.choice_est_ns);
         if (r.best >= 0) {
             const double bl = r.est_ns[size_t(r.best)];
-            j["best_config"] = grid[size_t(r.best)].label;
-            j["best_estimate_ns"] = round3(bl);
-            j["choice_best"] = std::isnan(r.choice_est_ns) ? json(nullptr) : json(within_tie(r.choice_est_ns, bl, o.tie_pct));
+            j.best_config = grid[size_t(r.best)].label;
+            j.best_estimate_ns = round3(bl);
+            if (!std::isnan(r.choice_est_ns)) j.choice_best = within_tie(r.choice_est_ns, bl, o.tie_pct);
             // Each boolean axis: what `true` saves over `false`, best config against best config.
-            json saves = json::object();
             for (const auto& a : axes) {
                 if (!is_on_off(a)) continue;
                 double bt = nan, bf = nan;
@@ -192,121 +189,83 @@ json sensitivity(const SensitivityOptions& o) {
                     double& b = grid[g].values.at(a.key) == "true" ? bt : bf;
                     if (std::isnan(b) || r.est_ns[g] < b) b = r.est_ns[g];
                 }
-                saves[a.key] = std::isnan(bt) || std::isnan(bf) ? json(nullptr) : json(round3(bf - bt));
+                j.saves_ns.emplace_back(a.key, std::isnan(bt) || std::isnan(bf) ? std::nullopt : std::optional<double>(round3(bf - bt)));
             }
-            j["saves_ns"] = saves;
-        } else {
-            j["best_config"] = nullptr;
-            j["best_estimate_ns"] = nullptr;
-            j["choice_best"] = nullptr;
-            j["saves_ns"] = json::object();
         }
-        int infeasible = 0;
-        for (double v : r.est_ns) infeasible += std::isnan(v);
-        j["grid_infeasible"] = infeasible;
+        for (double v : r.est_ns) j.grid_infeasible += std::isnan(v);
         return j;
     };
 
-    json rep;
-    rep["config"] = o.config;
-    rep["hardware_file"] = cfg.hw_file;
-    rep["method"] = "latency and binding units: full simulation (bnsim run) of the config with one parameter at "
-                    "each end of its range and at a quarter, a half and three quarters of it (samples); ranking of "
-                    "the grid: the list scheduler's estimate (bnsim run --estimate) of every grid config with the "
-                    "parameter at each end";
-    json gj = json::array();
-    for (const auto& a : axes) gj.push_back({{"key", a.key}, {"values", a.values}});
-    rep["grid"] = gj;
-    rep["grid_points"] = grid.size();
-    rep["simulations"] = n_runs;
-    rep["estimates"] = sc.size() * (grid.size() + 1);
-    rep["threshold_pct"] = o.threshold_pct;
-    rep["tie_pct"] = o.tie_pct;
-    const json base = summarise(0);
-    rep["base"] = base;
-    const double L = base["latency_ns"].get<double>();
-    std::vector<json> ps;
+    SensitivityReport rep;
+    rep.config = o.config;
+    rep.hardware_file = cfg.hw_file;
+    rep.method = "latency and binding units: full simulation (bnsim run) of the config with one parameter at "
+                 "each end of its range and at a quarter, a half and three quarters of it (samples); ranking of "
+                 "the grid: the list scheduler's estimate (bnsim run --estimate) of every grid config with the "
+                 "parameter at each end";
+    rep.grid = axes;
+    rep.grid_points = grid.size();
+    rep.simulations = n_runs;
+    rep.estimates = sc.size() * (grid.size() + 1);
+    rep.threshold_pct = o.threshold_pct;
+    rep.tie_pct = o.tie_pct;
+    rep.base = summarise(0);
+    const ScenarioResult& base = rep.base;
+    const double L = *base.latency_ns;
+    auto change_of = [&](const std::optional<double>& lat) {
+        return lat ? std::optional<double>(std::round((*lat - L) / L * 10000) / 100) : std::nullopt;
+    };
     for (size_t i = 0; i < params.size(); ++i) {
-        const json lo = summarise(1 + 2 * i), hi = summarise(2 + 2 * i);
-        json p;
-        p["name"] = params[i].name;
-        p["unit"] = params[i].unit;
-        p["value"] = params[i].value;
-        p["low"] = params[i].lo;
-        p["high"] = params[i].hi;
-        p["low_why"] = params[i].lo_why;
-        p["high_why"] = params[i].hi_why;
-        p["latency_low_ns"] = lo["latency_ns"];
-        p["latency_high_ns"] = hi["latency_ns"];
-        auto change = [&](const json& end) {
-            return end["latency_ns"].is_null() ? json(nullptr)
-                                               : json(std::round((end["latency_ns"].get<double>() - L) / L * 10000) / 100);
-        };
-        p["change_low_pct"] = change(lo);
-        p["change_high_pct"] = change(hi);
-        p["binding_low"] = lo["binding"];
-        p["binding_high"] = hi["binding"];
-        p["choice_low"] = lo["choice"];
-        p["choice_high"] = hi["choice"];
-        p["best_config_low"] = lo["best_config"];
-        p["best_config_high"] = hi["best_config"];
-        p["choice_best_low"] = lo["choice_best"];
-        p["choice_best_high"] = hi["choice_best"];
-        p["saves_low_ns"] = lo["saves_ns"];
-        p["saves_high_ns"] = hi["saves_ns"];
-        for (const auto* end : {&lo, &hi})
-            if (end->contains("error")) p[end == &lo ? "error_low" : "error_high"] = (*end)["error"];
+        ParamSensitivity p;
+        p.at_low = summarise(1 + 2 * i);
+        p.at_high = summarise(2 + 2 * i);
+        const ScenarioResult &lo = p.at_low, &hi = p.at_high;
+        p.name = params[i].name;
+        p.unit = params[i].unit;
+        p.value = params[i].value;
+        p.low = params[i].lo;
+        p.high = params[i].hi;
+        p.low_why = params[i].lo_why;
+        p.high_why = params[i].hi_why;
+        p.change_low_pct = change_of(lo.latency_ns);
+        p.change_high_pct = change_of(hi.latency_ns);
         // The samples across the range (ends and interior points, in order of value), and the
         // largest move among them and where it happens.
-        json samples = json::array();
-        auto sample = [&](double v, const json& lat, const json& err) {
-            json s{{"value", v}, {"latency_ns", lat}, {"change_pct", nullptr}};
-            if (!lat.is_null()) s["change_pct"] = std::round((lat.get<double>() - L) / L * 10000) / 100;
-            if (!err.is_null()) s["error"] = err;
-            samples.push_back(s);
+        auto sample = [&](double v, const std::optional<double>& lat, const std::string& err) {
+            p.samples.push_back({v, lat, change_of(lat), err});
         };
-        sample(params[i].lo, lo["latency_ns"], lo.contains("error") ? lo["error"] : json(nullptr));
+        sample(params[i].lo, lo.latency_ns, lo.error);
         for (size_t k = 0; k < interior.size(); ++k) {
             if (interior[k].param != i) continue;
             const size_t si = sc.size() + k;
-            json lat = nullptr, err = nullptr;
-            if (runs[si].ok) lat = round3(runs[si].report.latency_ns);
-            else err = runs[si].error;
-            sample(interior[k].value, lat, err);
+            if (runs[si].ok) sample(interior[k].value, round3(runs[si].report.latency_ns), "");
+            else sample(interior[k].value, std::nullopt, runs[si].error);
         }
-        sample(params[i].hi, hi["latency_ns"], hi.contains("error") ? hi["error"] : json(nullptr));
-        std::stable_sort(samples.begin(), samples.end(),
-                         [](const json& a, const json& b) { return a["value"].get<double>() < b["value"].get<double>(); });
-        double m = 0;
-        json at = nullptr;
-        for (const auto& s : samples)
-            if (!s["change_pct"].is_null() && std::fabs(s["change_pct"].get<double>()) > m) {
-                m = std::fabs(s["change_pct"].get<double>());
-                at = s["value"];
+        sample(params[i].hi, hi.latency_ns, hi.error);
+        std::stable_sort(p.samples.begin(), p.samples.end(),
+                         [](const RangeSample& a, const RangeSample& b) { return a.value < b.value; });
+        for (const auto& smp : p.samples)
+            if (smp.change_pct && std::fabs(*smp.change_pct) > p.max_change_pct) {
+                p.max_change_pct = std::fabs(*smp.change_pct);
+                p.max_change_at = smp.value;
             }
-        p["samples"] = samples;
-        p["max_change_pct"] = m;
-        p["max_change_at"] = at;
         // Inside the range: the largest move is at neither end.
-        p["max_change_inside"] = !at.is_null() && at != json(params[i].lo) && at != json(params[i].hi);
-        p["moves_latency"] = m > o.threshold_pct;
+        p.max_change_inside = p.max_change_at && *p.max_change_at != params[i].lo && *p.max_change_at != params[i].hi;
+        p.moves_latency = p.max_change_pct > o.threshold_pct;
         // The decision moves when the config's own choice stops being (or becomes) the best, or
         // when an on/off axis changes sign (residency stops helping).
-        bool decision = lo["choice_best"] != base["choice_best"] || hi["choice_best"] != base["choice_best"];
-        for (const auto& [key, v] : base["saves_ns"].items())
-            for (const auto* end : {&lo, &hi}) {
-                const json& e = (*end)["saves_ns"].contains(key) ? (*end)["saves_ns"][key] : json(nullptr);
-                if (v.is_null() || e.is_null()) continue;
-                if ((v.get<double>() > 0) != (e.get<double>() > 0)) decision = true;
-            }
-        p["moves_decision"] = decision;
-        p["binding_changes"] = lo["binding"] != base["binding"] || hi["binding"] != base["binding"];
-        ps.push_back(p);
+        bool decision = lo.choice_best != base.choice_best || hi.choice_best != base.choice_best;
+        for (const auto& [key, v] : base.saves_ns)
+            for (const ScenarioResult* end : {&lo, &hi})
+                for (const auto& [ekey, e] : end->saves_ns)
+                    if (ekey == key && v && e && ((*v > 0) != (*e > 0))) decision = true;
+        p.moves_decision = decision;
+        p.binding_changes = lo.binding != base.binding || hi.binding != base.binding;
+        rep.params.push_back(std::move(p));
     }
-    std::stable_sort(ps.begin(), ps.end(), [](const json& a, const json& b) {
-        return a["max_change_pct"].get<double>() > b["max_change_pct"].get<double>();
+    std::stable_sort(rep.params.begin(), rep.params.end(), [](const ParamSensitivity& a, const ParamSensitivity& b) {
+        return a.max_change_pct > b.max_change_pct;
     });
-    rep["params"] = ps;
     return rep;
 }
 
@@ -314,7 +273,7 @@ namespace {
 
 // What to measure on a trn2 to pin a parameter: a small kernel (bnsim's calibration kernels take
 // the same config) and the figure to read.
-json suggestion_for(const std::string& name) {
+MeasurementSuggestion suggestion_for(const std::string& name) {
     struct S {
         const char* prefix;
         const char* kernel;
@@ -351,177 +310,270 @@ json suggestion_for(const std::string& name) {
         {"launch.fixed_ns", "an empty kernel (one 4-partition DMA)", "neuron-bench on-device latency p50 (M5)"},
     };
     for (const auto& s : table)
-        if (name.rfind(s.prefix, 0) == 0) return {{"param", name}, {"kernel", s.kernel}, {"measure", s.measure}};
-    return {{"param", name}, {"kernel", "a microbenchmark isolating " + name}, {"measure", "its duration"}};
+        if (name.rfind(s.prefix, 0) == 0) return {name, s.kernel, s.measure, 0, ""};
+    return {name, "a microbenchmark isolating " + name, "its duration", 0, ""};
 }
 
-std::string yesno(const json& v) { return v.is_null() ? "-" : v.get<bool>() ? "yes" : "NO"; }
+std::string yesno(const std::optional<bool>& v) { return !v ? "-" : *v ? "yes" : "NO"; }
 
 }  // namespace
 
-json suggest_measurements(const json& report) {
-    std::vector<json> ps(report["params"].begin(), report["params"].end());
-    std::stable_sort(ps.begin(), ps.end(), [](const json& a, const json& b) {
-        return a["moves_decision"].get<bool>() && !b["moves_decision"].get<bool>();
+std::vector<MeasurementSuggestion> suggest_measurements(const SensitivityReport& report) {
+    std::vector<const ParamSensitivity*> ps;
+    for (const auto& p : report.params) ps.push_back(&p);
+    std::stable_sort(ps.begin(), ps.end(), [](const ParamSensitivity* a, const ParamSensitivity* b) {
+        return a->moves_decision && !b->moves_decision;
     });
-    json out = json::array();
+    std::vector<MeasurementSuggestion> out;
     int rank = 1;
-    for (const auto& p : ps) {
-        if (!p["moves_decision"].get<bool>() && !p["moves_latency"].get<bool>() && !p["binding_changes"].get<bool>()) continue;
-        json s = suggestion_for(p["name"]);
-        s["priority"] = rank++;
-        s["why"] = p["moves_decision"].get<bool>() ? "changes the memory-config decision"
-                   : p["binding_changes"].get<bool>()
-                       ? "changes the binding unit and moves the latency by " + fixed_decimals(p["max_change_pct"].get<double>(), 1) + "%"
-                       : "moves the latency by " + fixed_decimals(p["max_change_pct"].get<double>(), 1) + "%";
-        out.push_back(s);
+    for (const ParamSensitivity* p : ps) {
+        if (!p->moves_decision && !p->moves_latency && !p->binding_changes) continue;
+        MeasurementSuggestion s = suggestion_for(p->name);
+        s.priority = rank++;
+        s.why = p->moves_decision    ? "changes the memory-config decision"
+                : p->binding_changes ? "changes the binding unit and moves the latency by " + fixed_decimals(p->max_change_pct, 1) + "%"
+                                     : "moves the latency by " + fixed_decimals(p->max_change_pct, 1) + "%";
+        out.push_back(std::move(s));
     }
     return out;
 }
 
 namespace {
 
-std::string us(const json& ns) { return ns.is_null() ? std::string("-") : fixed_decimals(ns.get<double>() / 1000, 2); }
-std::string pct(const json& v) {
-    if (v.is_null()) return "-";
-    return signed_percent(v.get<double>());
-}
-std::string text_or(const json& v, const char* dflt) { return v.is_string() ? v.get<std::string>() : std::string(dflt); }
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json opt(const std::optional<bool>& v) { return v ? json(*v) : json(nullptr); }
+json opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
 
-// "name at low (value)" for every end where pred(end) holds, or "" if none.
-template <class F>
-std::string ends_where(const json& r, F pred) {
-    std::string s;
-    for (const auto& p : r["params"])
-        for (const char* end : {"low", "high"})
-            if (pred(p, std::string(end))) {
-                std::ostringstream v;
-                v << p[end].get<double>();
-                s += (s.empty() ? "" : "; ") + p["name"].get<std::string>() + " at " + end + " (" + v.str() + ")";
-            }
-    return s;
+json saves_json(const ScenarioResult& r) {
+    json j = json::object();
+    for (const auto& [k, v] : r.saves_ns) j[k] = opt(v);
+    return j;
+}
+
+json scenario_json(const ScenarioResult& r) {
+    json j;
+    if (!r.latency_ns) j["error"] = r.error;
+    j["latency_ns"] = opt(r.latency_ns);
+    j["binding"] = r.binding;
+    j["choice"] = r.choice;
+    j["choice_estimate_ns"] = r.choice_estimate_ns;
+    j["best_config"] = opt(r.best_config);
+    j["best_estimate_ns"] = opt(r.best_estimate_ns);
+    j["choice_best"] = opt(r.choice_best);
+    j["saves_ns"] = saves_json(r);
+    j["grid_infeasible"] = r.grid_infeasible;
+    return j;
 }
 
 }  // namespace
 
-void print_sensitivity(const json& r, std::ostream& out) {
-    const json& b = r["base"];
+json to_json(const SensitivityReport& r) {
+    json rep;
+    rep["config"] = r.config;
+    rep["hardware_file"] = r.hardware_file;
+    rep["method"] = r.method;
+    json gj = json::array();
+    for (const auto& a : r.grid) gj.push_back({{"key", a.key}, {"values", a.values}});
+    rep["grid"] = gj;
+    rep["grid_points"] = r.grid_points;
+    rep["simulations"] = r.simulations;
+    rep["estimates"] = r.estimates;
+    rep["threshold_pct"] = r.threshold_pct;
+    rep["tie_pct"] = r.tie_pct;
+    rep["base"] = scenario_json(r.base);
+    json ps = json::array();
+    for (const auto& p : r.params) {
+        json j;
+        j["name"] = p.name;
+        j["unit"] = p.unit;
+        j["value"] = p.value;
+        j["low"] = p.low;
+        j["high"] = p.high;
+        j["low_why"] = p.low_why;
+        j["high_why"] = p.high_why;
+        j["latency_low_ns"] = opt(p.at_low.latency_ns);
+        j["latency_high_ns"] = opt(p.at_high.latency_ns);
+        j["change_low_pct"] = opt(p.change_low_pct);
+        j["change_high_pct"] = opt(p.change_high_pct);
+        j["binding_low"] = p.at_low.binding;
+        j["binding_high"] = p.at_high.binding;
+        j["choice_low"] = p.at_low.choice;
+        j["choice_high"] = p.at_high.choice;
+        j["best_config_low"] = opt(p.at_low.best_config);
+        j["best_config_high"] = opt(p.at_high.best_config);
+        j["choice_best_low"] = opt(p.at_low.choice_best);
+        j["choice_best_high"] = opt(p.at_high.choice_best);
+        j["saves_low_ns"] = saves_json(p.at_low);
+        j["saves_high_ns"] = saves_json(p.at_high);
+        if (!p.at_low.latency_ns) j["error_low"] = p.at_low.error;
+        if (!p.at_high.latency_ns) j["error_high"] = p.at_high.error;
+        json samples = json::array();
+        for (const auto& smp : p.samples) {
+            json sj{{"value", smp.value}, {"latency_ns", opt(smp.latency_ns)}, {"change_pct", opt(smp.change_pct)}};
+            if (!smp.latency_ns) sj["error"] = smp.error;
+            samples.push_back(sj);
+        }
+        j["samples"] = samples;
+        j["max_change_pct"] = p.max_change_pct;
+        j["max_change_at"] = opt(p.max_change_at);
+        j["max_change_inside"] = p.max_change_inside;
+        j["moves_latency"] = p.moves_latency;
+        j["moves_decision"] = p.moves_decision;
+        j["binding_changes"] = p.binding_changes;
+        ps.push_back(j);
+    }
+    rep["params"] = ps;
+    if (r.suggest) {
+        json sg = json::array();
+        for (const auto& s : *r.suggest)
+            sg.push_back({{"param", s.param}, {"kernel", s.kernel}, {"measure", s.measure}, {"priority", s.priority}, {"why", s.why}});
+        rep["suggest"] = sg;
+    }
+    return rep;
+}
+
+namespace {
+
+std::string us(const std::optional<double>& ns) { return ns ? fixed_decimals(*ns / 1000, 2) : std::string("-"); }
+std::string pct(const std::optional<double>& v) { return v ? signed_percent(*v) : std::string("-"); }
+
+const ScenarioResult& at(const ParamSensitivity& p, const std::string& end) { return end == "low" ? p.at_low : p.at_high; }
+
+// "name at low (value)" for every end where pred(param, end) holds, or "" if none.
+template <class F>
+std::string ends_where(const SensitivityReport& r, F pred) {
+    std::string s;
+    for (const auto& p : r.params)
+        for (const char* end : {"low", "high"})
+            if (pred(p, std::string(end))) {
+                std::ostringstream v;
+                v << (end[0] == 'l' ? p.low : p.high);
+                s += (s.empty() ? "" : "; ") + p.name + " at " + end + " (" + v.str() + ")";
+            }
+    return s;
+}
+
+const std::optional<double>* saves_of(const ScenarioResult& r, const std::string& key) {
+    for (const auto& [k, v] : r.saves_ns)
+        if (k == key) return &v;
+    return nullptr;
+}
+
+}  // namespace
+
+void print_sensitivity(const SensitivityReport& r, std::ostream& out) {
+    const ScenarioResult& b = r.base;
     std::string axes;
-    for (const auto& a : r["grid"]) axes += (axes.empty() ? "" : " x ") + a["key"].get<std::string>();
-    out << "sensitivity " << r["config"].get<std::string>() << ": " << r["params"].size()
+    for (const auto& a : r.grid) axes += (axes.empty() ? "" : " x ") + a.key;
+    out << "sensitivity " << r.config << ": " << r.params.size()
         << " uncertain parameters, each at both ends of its range and inside it\n"
-        << "  latency, binding: full simulation (" << r["simulations"].get<int>()
+        << "  latency, binding: full simulation (" << r.simulations
         << " runs: each end, and a quarter, a half and three quarters of each range)\n"
-        << "  memory ranking:   list-scheduler estimate (as bnsim run --estimate) of the " << r["grid_points"].get<int>()
-        << "-config grid " << axes << " in each case (" << r["estimates"].get<int>() << " estimates)\n";
-    out << "base        " << us(b["latency_ns"]) << " us (" << b["binding"].get<std::string>() << "); kernel's choice "
-        << b["choice"].get<std::string>() << "\n";
-    if (!b["best_config"].is_null()) {
-        out << "            estimate " << us(b["choice_estimate_ns"]) << " us; best grid config " << b["best_config"].get<std::string>()
-            << " " << us(b["best_estimate_ns"]) << " us; choice is best (within " << fixed_decimals(r["tie_pct"].get<double>(), 1)
-            << "%): " << yesno(b["choice_best"]) << "\n";
-        for (const auto& [k, v] : b["saves_ns"].items())
+        << "  memory ranking:   list-scheduler estimate (as bnsim run --estimate) of the " << r.grid_points
+        << "-config grid " << axes << " in each case (" << r.estimates << " estimates)\n";
+    out << "base        " << us(b.latency_ns) << " us (" << b.binding << "); kernel's choice " << b.choice << "\n";
+    if (b.best_config) {
+        out << "            estimate " << us(b.choice_estimate_ns) << " us; best grid config " << *b.best_config << " "
+            << us(b.best_estimate_ns) << " us; choice is best (within " << fixed_decimals(r.tie_pct, 1)
+            << "%): " << yesno(b.choice_best) << "\n";
+        for (const auto& [k, v] : b.saves_ns)
             out << "            " << k << "=true saves " << us(v) << " us over false by estimate (the best config with it on against the best with it off)\n";
     }
     out << "\n"
         << std::left << std::setw(56) << "parameter" << std::setw(22) << "range" << std::right << std::setw(10) << "low us"
         << std::setw(8) << "" << std::setw(10) << "high us" << std::setw(8) << "" << "  choice best  saves us (low/high)\n";
-    for (const auto& p : r["params"]) {
+    for (const auto& p : r.params) {
         std::ostringstream range;
-        range << "[" << p["low"].get<double>() << ", " << p["high"].get<double>() << "]";
+        range << "[" << p.low << ", " << p.high << "]";
         std::string saves;
-        for (const auto& [k, v] : p["saves_low_ns"].items()) {
-            const json& h = p["saves_high_ns"].contains(k) ? p["saves_high_ns"][k] : json(nullptr);
-            saves += (saves.empty() ? "" : ", ") + us(v) + " / " + us(h);
+        for (const auto& [k, v] : p.at_low.saves_ns) {
+            const std::optional<double>* h = saves_of(p.at_high, k);
+            saves += (saves.empty() ? "" : ", ") + us(v) + " / " + us(h ? *h : std::nullopt);
         }
-        out << std::left << std::setw(56) << ((p["moves_latency"].get<bool>() ? "* " : "  ") + p["name"].get<std::string>())
-            << std::setw(22) << range.str() << std::right << std::setw(10) << us(p["latency_low_ns"]) << std::setw(8)
-            << pct(p["change_low_pct"]) << std::setw(10) << us(p["latency_high_ns"]) << std::setw(8) << pct(p["change_high_pct"])
-            << "  " << std::setw(4) << yesno(p["choice_best_low"]) << " / " << std::left << std::setw(4)
-            << yesno(p["choice_best_high"]) << "  " << saves << "\n";
-        if (p["max_change_inside"].get<bool>() && p["max_change_pct"].get<double>() >= 0.1) {
+        out << std::left << std::setw(56) << ((p.moves_latency ? "* " : "  ") + p.name) << std::setw(22) << range.str()
+            << std::right << std::setw(10) << us(p.at_low.latency_ns) << std::setw(8) << pct(p.change_low_pct)
+            << std::setw(10) << us(p.at_high.latency_ns) << std::setw(8) << pct(p.change_high_pct) << "  " << std::setw(4)
+            << yesno(p.at_low.choice_best) << " / " << std::left << std::setw(4) << yesno(p.at_high.choice_best) << "  "
+            << saves << "\n";
+        if (p.max_change_inside && p.max_change_pct >= 0.1) {
             std::string across;
-            for (const auto& s : p["samples"])
-                across += (across.empty() ? "" : ", ") + short_number(s["value"].get<double>()) + ": " + pct(s["change_pct"]);
-            out << "      largest move inside the range: " << fixed_decimals(p["max_change_pct"].get<double>(), 2) << "% at "
-                << short_number(p["max_change_at"].get<double>()) << " (" << across << ")\n";
+            for (const auto& smp : p.samples)
+                across += (across.empty() ? "" : ", ") + short_number(smp.value) + ": " + pct(smp.change_pct);
+            out << "      largest move inside the range: " << fixed_decimals(p.max_change_pct, 2) << "% at "
+                << short_number(*p.max_change_at) << " (" << across << ")\n";
         }
-        if (p["binding_changes"].get<bool>())
-            out << "      binding: low " << p["binding_low"].get<std::string>() << "; high " << p["binding_high"].get<std::string>() << "\n";
-        if (p["moves_decision"].get<bool>())
-            out << "      best grid config: low " << text_or(p["best_config_low"], "-") << "; high "
-                << text_or(p["best_config_high"], "-") << "\n";
-        for (const char* e : {"error_low", "error_high"})
-            if (p.contains(e)) out << "      " << e << ": " << p[e].get<std::string>() << "\n";
+        if (p.binding_changes) out << "      binding: low " << p.at_low.binding << "; high " << p.at_high.binding << "\n";
+        if (p.moves_decision)
+            out << "      best grid config: low " << p.at_low.best_config.value_or("-") << "; high "
+                << p.at_high.best_config.value_or("-") << "\n";
+        if (!p.at_low.latency_ns) out << "      error_low: " << p.at_low.error << "\n";
+        if (!p.at_high.latency_ns) out << "      error_high: " << p.at_high.error << "\n";
     }
-    out << "* moves the latency by more than " << fixed_decimals(r["threshold_pct"].get<double>(), 1) << "%\n\nconclusions\n";
+    out << "* moves the latency by more than " << fixed_decimals(r.threshold_pct, 1) << "%\n\nconclusions\n";
     std::string moving;
-    for (const auto& p : r["params"])
-        if (p["moves_latency"].get<bool>()) moving += (moving.empty() ? "" : ", ") + p["name"].get<std::string>();
-    out << "  moves the latency by more than " << fixed_decimals(r["threshold_pct"].get<double>(), 1) << "%: "
+    for (const auto& p : r.params)
+        if (p.moves_latency) moving += (moving.empty() ? "" : ", ") + p.name;
+    out << "  moves the latency by more than " << fixed_decimals(r.threshold_pct, 1) << "%: "
         << (moving.empty() ? "none" : moving) << "\n";
     std::string inside;
-    for (const auto& p : r["params"])
-        if (p["max_change_inside"].get<bool>() && p["max_change_pct"].get<double>() >= 0.1)
-            inside += (inside.empty() ? "" : ", ") + p["name"].get<std::string>() + " at " +
-                      short_number(p["max_change_at"].get<double>());
+    for (const auto& p : r.params)
+        if (p.max_change_inside && p.max_change_pct >= 0.1)
+            inside += (inside.empty() ? "" : ", ") + p.name + " at " + short_number(*p.max_change_at);
     out << "  moves most inside its range (the ends understate it): " << (inside.empty() ? "none" : inside) << "\n";
-    const std::string bind = ends_where(r, [&](const json& p, const std::string& e) { return p["binding_" + e] != b["binding"]; });
-    out << "  binding (" << b["binding"].get<std::string>() << "): "
-        << (bind.empty() ? "holds at every range end" : "changes at " + bind) << "\n";
-    if (!b["best_config"].is_null()) {
-        const std::string choice = ends_where(r, [&](const json& p, const std::string& e) {
-            return p["choice_best_" + e] != b["choice_best"];
-        });
-        out << "  kernel's memory choice " << (b["choice_best"].get<bool>() ? "is" : "is not") << " the best of the grid: "
+    const std::string bind =
+        ends_where(r, [&](const ParamSensitivity& p, const std::string& e) { return at(p, e).binding != b.binding; });
+    out << "  binding (" << b.binding << "): " << (bind.empty() ? "holds at every range end" : "changes at " + bind) << "\n";
+    if (b.best_config) {
+        const std::string choice = ends_where(
+            r, [&](const ParamSensitivity& p, const std::string& e) { return at(p, e).choice_best != b.choice_best; });
+        out << "  kernel's memory choice " << (b.choice_best.value_or(false) ? "is" : "is not") << " the best of the grid: "
             << (choice.empty() ? "so at every range end" : "not so at " + choice) << "\n";
-        for (const auto& [key, v] : b["saves_ns"].items()) {
-            if (v.is_null()) continue;
-            const std::string k = key;  // C++17 lambdas cannot capture a structured binding (clang refuses)
-            const bool helps = v.get<double>() > 0;
-            double lo = v.get<double>(), hi = lo;
-            const std::string flips = ends_where(r, [&](const json& p, const std::string& e) {
-                const json& s = p["saves_" + e + "_ns"];
-                if (!s.contains(k) || s[k].is_null()) return false;
-                lo = std::min(lo, s[k].get<double>());
-                hi = std::max(hi, s[k].get<double>());
-                return (s[k].get<double>() > 0) != helps;
+        for (const auto& kv : b.saves_ns) {
+            if (!kv.second) continue;
+            const std::string k = kv.first;
+            const double v = *kv.second;
+            const bool helps = v > 0;
+            double lo = v, hi = v;
+            const std::string flips = ends_where(r, [&](const ParamSensitivity& p, const std::string& e) {
+                const std::optional<double>* sv = saves_of(at(p, e), k);
+                if (!sv || !*sv) return false;
+                lo = std::min(lo, **sv);
+                hi = std::max(hi, **sv);
+                return (**sv > 0) != helps;
             });
             out << "  " << k << "=true " << (helps ? "helps" : "does not help") << " (saves " << us(v) << " us; "
                 << us(lo) << " to " << us(hi) << " us over the range ends): "
                 << (flips.empty() ? "so at every range end" : "not so at " + flips) << "\n";
         }
     }
-    if (r.contains("suggest")) {
+    if (r.suggest) {
         out << "\nmeasurements that would pin them, in priority order:\n";
-        for (const auto& s : r["suggest"])
-            out << "  " << s["priority"].get<int>() << ". " << s["param"].get<std::string>() << " (" << s["why"].get<std::string>()
-                << ")\n     run " << s["kernel"].get<std::string>() << "\n     measure " << s["measure"].get<std::string>() << "\n";
+        for (const auto& s : *r.suggest)
+            out << "  " << s.priority << ". " << s.param << " (" << s.why << ")\n     run " << s.kernel << "\n     measure "
+                << s.measure << "\n";
     }
 }
 
-std::string sensitivity_html(const json& r) {
+std::string sensitivity_html(const SensitivityReport& r) {
     std::ostringstream h;
     h << "<!DOCTYPE html><html><head><meta charset='utf-8'><title>bnsim sensitivity</title>"
       << "<style>body{font-family:sans-serif;margin:2em}</style></head><body><h1>bnsim sensitivity</h1>";
-    const double L = r["base"]["latency_ns"].get<double>();
+    const double L = r.base.latency_ns.value_or(0);
     double span = 1e-9;
-    for (const auto& p : r["params"])
-        span = std::max(span, p["max_change_pct"].get<double>());
+    for (const auto& p : r.params) span = std::max(span, p.max_change_pct);
     const int W = 960, left = 400, row = 22, mid = left + (W - left) / 2;
-    const int H = row * int(r["params"].size()) + 50;
-    h << "<p>" << r["config"].get<std::string>() << ": base latency " << fixed_decimals(L / 1000, 2)
+    const int H = row * int(r.params.size()) + 50;
+    h << "<p>" << r.config << ": base latency " << fixed_decimals(L / 1000, 2)
       << " us. Bars: latency change at the low (blue) and high (orange) end of each estimate's range.</p>";
     h << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H << "'>";
     h << "<line x1='" << mid << "' y1='10' x2='" << mid << "' y2='" << H - 30 << "' stroke='#333'/>";
     int y = 15;
     const double scale = (W - left) / 2.0 / span;
-    for (const auto& p : r["params"]) {
-        h << "<text x='" << left - 6 << "' y='" << y + 13 << "' font-size='12' text-anchor='end'>" << p["name"].get<std::string>()
-          << (p["moves_decision"].get<bool>() ? " (decision)" : "") << "</text>";
+    for (const auto& p : r.params) {
+        h << "<text x='" << left - 6 << "' y='" << y + 13 << "' font-size='12' text-anchor='end'>" << p.name
+          << (p.moves_decision ? " (decision)" : "") << "</text>";
         for (const char* end : {"low", "high"}) {
-            const json& cj = p[std::string("change_") + end + "_pct"];
-            const double c = cj.is_null() ? 0 : cj.get<double>();
+            const double c = (end[0] == 'l' ? p.change_low_pct : p.change_high_pct).value_or(0);
             const double x0 = c < 0 ? mid + c * scale : mid, w = std::fabs(c) * scale;
             h << "<rect x='" << fixed_decimals(x0, 1) << "' y='" << y + (end[0] == 'l' ? 2 : 10) << "' width='" << fixed_decimals(std::max(w, 0.5), 1)
               << "' height='8' fill='" << (end[0] == 'l' ? "#1f77b4" : "#ff7f0e") << "'><title>" << end << " end: "

@@ -6,8 +6,10 @@
 // interleave x direct_x_residency) by the list scheduler's estimate, in
 // process: is the kernel's own choice still the best, which grid config wins, and what each
 // on/off axis (residency) saves.
+#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -27,12 +29,59 @@ struct SensitivityOptions {
     double tie_pct = kTiePct;  // the kernel's choice counts as best within this of the best grid config
 };
 
-// params[].{name, unit, value, low, high, low_why, high_why, latency_low_ns, latency_high_ns,
-// change_low_pct, change_high_pct, max_change_pct, binding_low, binding_high, choice_low,
-// choice_high, best_config_low, best_config_high, choice_best_low, choice_best_high,
-// saves_low_ns, saves_high_ns, moves_latency, moves_decision, binding_changes}, base{...}, grid,
-// method; params sorted by the larger latency change. Throws ConfigError for bad input.
-nlohmann::ordered_json sensitivity(const SensitivityOptions& o);
+// The config in one hardware scenario (the preset, or one parameter at one end of its range).
+struct ScenarioResult {
+    std::optional<double> latency_ns;  // full simulation; none when it failed
+    std::string error;                 // why it failed
+    std::string binding;               // per phase, "phase 1 dve, phase 2 dma"
+    std::string choice;                // the kernel's decisions with this hardware
+    double choice_estimate_ns = 0;     // its estimate; NaN when the kernel refused
+    std::optional<std::string> best_config;  // the grid's best by estimate
+    std::optional<double> best_estimate_ns;
+    std::optional<bool> choice_best;   // the choice within the tie of the best
+    std::vector<std::pair<std::string, std::optional<double>>> saves_ns;  // per on/off axis: on against off
+    int grid_infeasible = 0;
+};
+
+// One point of a parameter's range, in full simulation.
+struct RangeSample {
+    double value = 0;
+    std::optional<double> latency_ns, change_pct;
+    std::string error;
+};
+
+struct ParamSensitivity {
+    std::string name, unit;
+    double value = 0, low = 0, high = 0;
+    std::string low_why, high_why;
+    ScenarioResult at_low, at_high;
+    std::optional<double> change_low_pct, change_high_pct;
+    std::vector<RangeSample> samples;  // the ends and inside points, by value
+    double max_change_pct = 0;
+    std::optional<double> max_change_at;
+    bool max_change_inside = false;  // the largest move is at neither end
+    bool moves_latency = false, moves_decision = false, binding_changes = false;
+};
+
+// A measurement that would pin a parameter (suggest_measurements).
+struct MeasurementSuggestion {
+    std::string param, kernel, measure;
+    int priority = 0;
+    std::string why;
+};
+
+struct SensitivityReport {
+    std::string config, hardware_file, method;
+    std::vector<GridAxis> grid;
+    size_t grid_points = 0, simulations = 0, estimates = 0;
+    double threshold_pct = 0, tie_pct = 0;
+    ScenarioResult base;
+    std::vector<ParamSensitivity> params;  // by the larger latency change
+    std::optional<std::vector<MeasurementSuggestion>> suggest;
+};
+
+// Throws ConfigError for bad input.
+SensitivityReport sensitivity(const SensitivityOptions& o);
 
 // A memory grid of more configs is refused up front (the default grid is 96; each config is
 // estimated once per range-end case, 43 cases on trn2).
@@ -40,9 +89,12 @@ constexpr size_t kMaxGridPoints = 2000;
 
 // The measurements (microbenchmarks) that would pin the parameters that matter, in priority
 // order: those that change the decision first, then those that move the latency or binding.
-nlohmann::ordered_json suggest_measurements(const nlohmann::ordered_json& report);
+std::vector<MeasurementSuggestion> suggest_measurements(const SensitivityReport& report);
 
-void print_sensitivity(const nlohmann::ordered_json& report, std::ostream& out);
-std::string sensitivity_html(const nlohmann::ordered_json& report);
+// {config, hardware_file, method, grid, grid_points, simulations, estimates, threshold_pct,
+// tie_pct, base, params[], suggest}: the scenario fields per end as *_low / *_high.
+nlohmann::ordered_json to_json(const SensitivityReport& report);
+void print_sensitivity(const SensitivityReport& report, std::ostream& out);
+std::string sensitivity_html(const SensitivityReport& report);
 
 }  // namespace bnsim
