@@ -78,15 +78,18 @@ void run_fit(const FitCommandOptions& o) {
                       {"at_bound", p.at_bound.empty() ? json(nullptr) : json(p.at_bound)},
                       {"pull", p.pull.empty() ? json(nullptr) : json(p.pull)},
                       {"interval", {p.interval_lo, p.interval_hi}},
-                      {"identifiable", r.identifiability[i]["identifiable"]}, {"why", r.identifiability[i]["why"]},
-                      {"sensitivity_pct", r.identifiability[i]["sensitivity_pct"]}});
+                      {"identifiable", r.identifiability[i].identifiable}, {"why", r.identifiability[i].why},
+                      {"sensitivity_pct", r.identifiability[i].sensitivity_pct}});
     }
     j["params"] = ps;
     j["mape_before_pct"] = r.mape_before;
     j["mape_after_pct"] = r.mape_after;
     j["rms_before_pct"] = r.rms_before;
     j["rms_after_pct"] = r.rms_after;
-    j["points"] = r.points;
+    json points = json::array();
+    for (const auto& p : r.points)
+        points.push_back({{"id", p.id}, {"metric", p.metric}, {"measured", p.measured}, {"before", p.before}, {"after", p.after}});
+    j["points"] = points;
     if (!o.out.empty()) j["out"] = o.out;
     const Provenance prov = provenance_of(base);
     j["provenance"] = prov.json();
@@ -99,31 +102,30 @@ void run_fit(const FitCommandOptions& o) {
     std::cout << std::left << std::setw(28) << "parameter" << std::setw(24) << "range" << std::right << std::setw(12)
               << "start" << std::setw(12) << "fitted" << "  " << std::left << std::setw(26)
               << ("interval (+" + short_number(r.interval_tolerance_pct) + " pt)") << "identifiable\n";
-    for (const auto& p : j["params"]) {
+    for (size_t i = 0; i < r.params.size(); ++i) {
+        const FitParam& p = r.params[i];
+        const Identifiability& id = r.identifiability[i];
         std::ostringstream range;
-        range << "[" << p["low"].get<double>() << ", " << p["high"].get<double>() << "]";
+        range << "[" << p.lo << ", " << p.hi << "]";
         std::ostringstream interval;
         interval.precision(6);
-        interval << "[" << p["interval"][0].get<double>() << ", " << p["interval"][1].get<double>() << "]";
-        std::cout << std::left << std::setw(28) << p["name"].get<std::string>() << std::setw(24) << range.str()
-                  << std::right << std::setw(12) << p["start"].get<double>() << std::setw(12) << std::setprecision(6)
-                  << p["value"].get<double>() << "  " << std::left << std::setw(26) << interval.str()
-                  << (p["identifiable"].get<bool>() ? std::string("yes") : "NO: " + p["why"].get<std::string>()) << "\n";
-        if (p["at_bound"].is_string())
-            std::cout << "  on its " << p["at_bound"].get<std::string>() << " bound"
-                      << (p["pull"].is_string() ? "; the data pull " + p["pull"].get<std::string>() +
-                                                      ": widen it with --params " + p["name"].get<std::string>() + "=LO:HI"
-                                                : std::string())
+        interval << "[" << p.interval_lo << ", " << p.interval_hi << "]";
+        std::cout << std::left << std::setw(28) << p.name << std::setw(24) << range.str() << std::right << std::setw(12)
+                  << p.start << std::setw(12) << std::setprecision(6) << p.value << "  " << std::left << std::setw(26)
+                  << interval.str() << (id.identifiable ? std::string("yes") : "NO: " + id.why) << "\n";
+        if (!p.at_bound.empty())
+            std::cout << "  on its " << p.at_bound << " bound"
+                      << (!p.pull.empty() ? "; the data pull " + p.pull + ": widen it with --params " + p.name + "=LO:HI"
+                                          : std::string())
                       << "\n";
     }
     std::cout << "\n" << std::left << std::setw(34) << "point" << std::right << std::setw(14) << "measured" << std::setw(14)
               << "before" << std::setw(9) << "error" << std::setw(14) << "after" << std::setw(9) << "error" << "\n";
     for (const auto& p : r.points) {
-        const double m = p["measured"].get<double>(), b = p["before"].get<double>(), a = p["after"].get<double>();
+        const double m = p.measured, b = p.before, a = p.after;
         auto err = [&](double v) { return signed_percent((v - m) / m * 100); };
-        std::cout << std::left << std::setw(34) << p["id"].get<std::string>() << std::right << std::setprecision(6)
-                  << std::setw(14) << m << std::setw(14) << b << std::setw(9) << err(b) << std::setw(14) << a << std::setw(9)
-                  << err(a) << "\n";
+        std::cout << std::left << std::setw(34) << p.id << std::right << std::setprecision(6) << std::setw(14) << m
+                  << std::setw(14) << b << std::setw(9) << err(b) << std::setw(14) << a << std::setw(9) << err(a) << "\n";
     }
     std::cout << std::fixed << std::setprecision(2) << "error       MAPE " << r.mape_before << "% -> " << r.mape_after
               << "%, RMS " << r.rms_before << "% -> " << r.rms_after << "%\n";

@@ -308,7 +308,6 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
     // flag). A column of zeros cannot be fitted; a column the others already span cannot be
     // separated from them.
     std::vector<std::vector<double>> cols;
-    res.identifiability = json::array();
     for (unsigned i = 0; i < n; ++i) {
         auto v = best;
         if (params[i].kind == FitParam::Kind::boolean) {
@@ -336,28 +335,23 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
         double rn = 0;
         for (double z : r) rn += z * z;
         rn = std::sqrt(rn);
-        json id;
-        id["name"] = params[i].name;
-        id["sensitivity_pct"] = norm * 100;  // change of the points' relative errors for 5% of the range
+        Identifiability id;
+        id.name = params[i].name;
+        id.sensitivity_pct = norm * 100;  // change of the points' relative errors for 5% of the range
         if (norm < 1e-6) {
-            id["identifiable"] = false;
-            id["why"] = "no measured point changes with it";
+            id.why = "no measured point changes with it";
             params[i].value = params[i].start;  // the search's wander is no fit: keep the preset's value
         } else if (rn < 1e-3 * norm) {
-            id["identifiable"] = false;
-            id["why"] = "it moves the points only as the parameters before it in --params do";
+            id.why = "it moves the points only as the parameters before it in --params do";
         } else {
-            id["identifiable"] = true;
-            id["why"] = "";
+            id.identifiable = true;
             for (auto& z : r) z /= rn;
             cols.push_back(r);
         }
         res.identifiability.push_back(id);
     }
-    res.points = json::array();
     for (size_t k = 0; k < set.points.size(); ++k)
-        res.points.push_back({{"id", set.points[k].id}, {"metric", set.points[k].metric},
-                              {"measured", set.points[k].measured}, {"before", before[k]}, {"after", after[k]}});
+        res.points.push_back({set.points[k].id, set.points[k].metric, set.points[k].measured, before[k], after[k]});
     res.params = params;
     return res;
 }

@@ -43,6 +43,20 @@ struct FitOptions {
     double interval_tolerance_pct = 0.25;  // an interval: RMS error within this many points of the minimum
 };
 
+// Whether the data can pin a parameter: its effect on the points' relative errors for a step of
+// 5% of its range away from the optimum, and whether the parameters before it already span it.
+struct Identifiability {
+    std::string name;
+    double sensitivity_pct = 0;
+    bool identifiable = false;
+    std::string why;  // when not
+};
+
+struct FitPoint {
+    std::string id, metric;
+    double measured = 0, before = 0, after = 0;  // the prediction with the preset's and the fitted values
+};
+
 struct FitResult {
     std::vector<FitParam> params;
     double mape_before = 0, mape_after = 0;   // percent
@@ -51,8 +65,8 @@ struct FitResult {
     std::string stop_reason;
     std::string method;                       // the search, in words
     double interval_tolerance_pct = 0;
-    nlohmann::ordered_json identifiability;   // per parameter: {name, identifiable, why, sensitivity}
-    nlohmann::ordered_json points;            // per point: measured, before, after
+    std::vector<Identifiability> identifiability;  // per parameter
+    std::vector<FitPoint> points;
 };
 
 // The objective as a function of parameter values: the predictions of every point (what `fit`
