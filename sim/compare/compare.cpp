@@ -9,6 +9,7 @@
 
 #include "sim/compare/stats.h"
 #include "sim/interval_union.h"
+#include "sim/report/json_or_null.h"
 #include "sim/report/phase_window.h"
 
 namespace bnsim {
@@ -157,10 +158,8 @@ MeasuredPredicted pair_row(const std::string& name, double m, double p) {
     return r;
 }
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
 json row_json(const char* key, const MeasuredPredicted& r) {
-    return json{{key, r.name}, {"measured_ns", r.measured_ns}, {"predicted_ns", r.predicted_ns}, {"error_pct", opt(r.error_pct)}};
+    return json{{key, r.name}, {"measured_ns", r.measured_ns}, {"predicted_ns", r.predicted_ns}, {"error_pct", json_or_null(r.error_pct)}};
 }
 
 json dist_json(const std::optional<DurationStats>& d) {
@@ -222,7 +221,7 @@ json to_json(const PointsComparison& c) {
     json j;
     j["measured_file"] = c.measured_file;
     j["format"] = c.format;
-    if (!c.points.empty()) j["max_error_pct"] = opt(c.max_error_pct);
+    if (!c.points.empty()) j["max_error_pct"] = json_or_null(c.max_error_pct);
     auto point = [](const PointComparison& p) {
         json pj;
         pj["id"] = p.id;
@@ -258,11 +257,11 @@ json to_json(const PointsComparison& c) {
         j["mape_pct"] = nullptr;
         j["max_error_pct"] = nullptr;
     } else {
-        j["mape_pct"] = opt(c.mape_pct);
+        j["mape_pct"] = json_or_null(c.mape_pct);
         j["max_error_point"] = c.max_error_point;
     }
     j["rank_metric"] = c.rank_metric.empty() ? json(nullptr) : json(c.rank_metric);
-    j["spearman"] = opt(c.spearman);
+    j["spearman"] = json_or_null(c.spearman);
     if (c.best_config_agrees) {
         j["measured_best"] = *c.measured_best;
         j["predicted_best"] = *c.predicted_best;
@@ -291,7 +290,7 @@ json to_json(const ProfileComparison& c) {
     j["phases"] = phases;
     for (const auto& o : c.opcodes)
         ops.push_back({{"engine", o.engine}, {"opcode", o.opcode}, {"measured", dist_json(o.measured)},
-                       {"predicted", dist_json(o.predicted)}, {"mean_error_pct", opt(o.mean_error_pct)}});
+                       {"predicted", dist_json(o.predicted)}, {"mean_error_pct", json_or_null(o.mean_error_pct)}});
     j["opcodes"] = ops;
     j["against"] = c.against;
     return j;

@@ -17,6 +17,7 @@
 #include "sim/runner/simulation_runner.h"
 #include "sim/report/decimal_text.h"
 #include "sim/report/html_text.h"
+#include "sim/report/json_or_null.h"
 #include "sim/report/run_report.h"
 #include "configfile/input_file.h"
 #include "configfile/number_text.h"
@@ -340,26 +341,23 @@ std::vector<MeasurementSuggestion> suggest_measurements(const SensitivityReport&
 
 namespace {
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<bool>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
 
 json saves_json(const ScenarioResult& r) {
     json j = json::object();
-    for (const auto& [k, v] : r.saves_ns) j[k] = opt(v);
+    for (const auto& [k, v] : r.saves_ns) j[k] = json_or_null(v);
     return j;
 }
 
 json scenario_json(const ScenarioResult& r) {
     json j;
     if (!r.latency_ns) j["error"] = r.error;
-    j["latency_ns"] = opt(r.latency_ns);
+    j["latency_ns"] = json_or_null(r.latency_ns);
     j["binding"] = r.binding;
     j["choice"] = r.choice;
     j["choice_estimate_ns"] = r.choice_estimate_ns;
-    j["best_config"] = opt(r.best_config);
-    j["best_estimate_ns"] = opt(r.best_estimate_ns);
-    j["choice_best"] = opt(r.choice_best);
+    j["best_config"] = json_or_null(r.best_config);
+    j["best_estimate_ns"] = json_or_null(r.best_estimate_ns);
+    j["choice_best"] = json_or_null(r.choice_best);
     j["saves_ns"] = saves_json(r);
     j["grid_infeasible"] = r.grid_infeasible;
     return j;
@@ -391,31 +389,31 @@ json to_json(const SensitivityReport& r) {
         j["high"] = p.high;
         j["low_why"] = p.low_why;
         j["high_why"] = p.high_why;
-        j["latency_low_ns"] = opt(p.at_low.latency_ns);
-        j["latency_high_ns"] = opt(p.at_high.latency_ns);
-        j["change_low_pct"] = opt(p.change_low_pct);
-        j["change_high_pct"] = opt(p.change_high_pct);
+        j["latency_low_ns"] = json_or_null(p.at_low.latency_ns);
+        j["latency_high_ns"] = json_or_null(p.at_high.latency_ns);
+        j["change_low_pct"] = json_or_null(p.change_low_pct);
+        j["change_high_pct"] = json_or_null(p.change_high_pct);
         j["binding_low"] = p.at_low.binding;
         j["binding_high"] = p.at_high.binding;
         j["choice_low"] = p.at_low.choice;
         j["choice_high"] = p.at_high.choice;
-        j["best_config_low"] = opt(p.at_low.best_config);
-        j["best_config_high"] = opt(p.at_high.best_config);
-        j["choice_best_low"] = opt(p.at_low.choice_best);
-        j["choice_best_high"] = opt(p.at_high.choice_best);
+        j["best_config_low"] = json_or_null(p.at_low.best_config);
+        j["best_config_high"] = json_or_null(p.at_high.best_config);
+        j["choice_best_low"] = json_or_null(p.at_low.choice_best);
+        j["choice_best_high"] = json_or_null(p.at_high.choice_best);
         j["saves_low_ns"] = saves_json(p.at_low);
         j["saves_high_ns"] = saves_json(p.at_high);
         if (!p.at_low.latency_ns) j["error_low"] = p.at_low.error;
         if (!p.at_high.latency_ns) j["error_high"] = p.at_high.error;
         json samples = json::array();
         for (const auto& smp : p.samples) {
-            json sj{{"value", smp.value}, {"latency_ns", opt(smp.latency_ns)}, {"change_pct", opt(smp.change_pct)}};
+            json sj{{"value", smp.value}, {"latency_ns", json_or_null(smp.latency_ns)}, {"change_pct", json_or_null(smp.change_pct)}};
             if (!smp.latency_ns) sj["error"] = smp.error;
             samples.push_back(sj);
         }
         j["samples"] = samples;
         j["max_change_pct"] = p.max_change_pct;
-        j["max_change_at"] = opt(p.max_change_at);
+        j["max_change_at"] = json_or_null(p.max_change_at);
         j["max_change_inside"] = p.max_change_inside;
         j["moves_latency"] = p.moves_latency;
         j["moves_decision"] = p.moves_decision;

@@ -6,6 +6,7 @@
 #include "configfile/number_text.h"
 #include "sim/report/decimal_text.h"
 #include "sim/report/html_text.h"
+#include "sim/report/json_or_null.h"
 #include "sim/tune/tune.h"
 
 namespace bnsim {
@@ -13,8 +14,6 @@ namespace bnsim {
 using json = nlohmann::ordered_json;
 
 namespace {
-
-json ns_or_null(double v) { return std::isfinite(v) ? json(std::round(v * 1000) / 1000) : json(nullptr); }
 
 std::string us(double ns) { return std::isfinite(ns) ? fixed_decimals(ns / 1000, 2) + " us" : "-"; }
 
