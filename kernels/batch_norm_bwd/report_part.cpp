@@ -38,6 +38,7 @@ void print_trace_lines(const json& r, std::ostream& out) {
             out << "\n";
         }
     }
+    if (r.contains("sbuf_bytes")) out << "sbuf        budget " << r["sbuf_bytes"]["budget"] << " B/partition\n";
 }
 
 }  // namespace bnsim::bn

@@ -17,11 +17,12 @@ void add_params_command(CLI::App& app) {
     opts->add_to(*cmd);
     cmd->callback([opts]() {
         const RunConfig cfg = load_run_config(opts->config, parse_overrides(opts->sets));
-        auto report = params_json(cfg.hw, cfg.hw_file);
+        const ParamsReport report = params_report(cfg.hw, cfg.hw_file);
         const Provenance prov = provenance_of(cfg);
-        report["provenance"] = prov.json();
         if (opts->json) {
-            std::cout << report.dump(2) << "\n";
+            auto j = to_json(report);
+            j["provenance"] = prov.json();
+            std::cout << j.dump(2) << "\n";
         } else {
             print_params_table(report, std::cout);
             std::cout << prov.line() << "\n";

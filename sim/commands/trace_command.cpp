@@ -38,10 +38,11 @@ void add_trace_command(CLI::App& app) {
                                  {"estimate", row->estimate}};
             });
         });
-        auto report = trace_report_json(cfg, k);
-        report["provenance"] = prov.json();
+        const TraceReport report = trace_report(cfg, k);
         if (opts->json) {
-            std::cout << report.dump(2) << "\n";
+            auto j = to_json(report);
+            j["provenance"] = prov.json();
+            std::cout << j.dump(2) << "\n";
         } else {
             std::ostream& text = out && out->is_stdout() ? std::cerr : std::cout;
             print_trace_report(report, text);

@@ -24,28 +24,41 @@ json typed(const HwParam& p, double v) {
     return json(v);
 }
 
-// A value as the text table shows it: shortest form that reads back the same.
-std::string text(const json& v) {
-    if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-    if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+// A value as the text table shows it, in its kind: shortest form that reads back the same.
+std::string text(const HwParam& p, double v) {
+    switch (p.kind) {
+    case ParamKind::integer: return std::to_string(int64_t(v));
+    case ParamKind::boolean: return v != 0 ? "true" : "false";
+    case ParamKind::real: break;
+    }
     std::ostringstream s;
-    s << std::setprecision(15) << v.get<double>();
+    s << std::setprecision(15) << v;
     return s.str();
 }
 
 }  // namespace
 
-json params_json(const HwConfig& hw, const std::string& preset_file) {
-    json out;
-    out["hardware"] = hw.name;
-    out["preset"] = preset_file;
-    json params = json::array();
+ParamsReport params_report(const HwConfig& hw, const std::string& preset_file) {
+    ParamsReport r{hw.name, preset_file, {}};
     for (const HwParam& p : hw_params()) {
         const auto it = hw.provenance.find(p.name);
         const ParamProvenance prov = it == hw.provenance.end() ? ParamProvenance{} : it->second;
+        r.params.push_back({&p, p.get(hw), prov});
+    }
+    return r;
+}
+
+json to_json(const ParamsReport& r) {
+    json out;
+    out["hardware"] = r.hardware;
+    out["preset"] = r.preset;
+    json params = json::array();
+    for (const ParamRow& row : r.params) {
+        const HwParam& p = *row.param;
+        const ParamProvenance& prov = row.provenance;
         json o;
         o["name"] = p.name;
-        o["value"] = typed(p, p.get(hw));
+        o["value"] = typed(p, row.value);
         o["unit"] = p.unit;
         o["kind"] = param_kind_name(p.kind);
         o["allowed"] = json::array({typed(p, p.min), typed(p, p.max)});
@@ -66,38 +79,36 @@ json params_json(const HwConfig& hw, const std::string& preset_file) {
     return out;
 }
 
-void print_params_table(const json& report, std::ostream& out) {
-    const json& params = report["params"];
+void print_params_table(const ParamsReport& r, std::ostream& out) {
     int estimates = 0;
     std::vector<std::vector<std::string>> rows{{"name", "value", "unit", "kind", "allowed", "provenance"}};
-    for (const auto& p : params) {
+    for (const ParamRow& row : r.params) {
+        const HwParam& p = *row.param;
+        const ParamProvenance& given = row.provenance;
         std::string prov;
-        if (p["estimate"].get<bool>()) {
+        if (given.estimate) {
             ++estimates;
             prov = "estimate";
-            if (!p["uncertainty"].is_null())
-                prov += " [" + text(p["uncertainty"][0]) + ", " + text(p["uncertainty"][1]) + "]";
-            if (!p["source"].is_null()) prov += "; " + p["source"].get<std::string>();
-        } else if (!p["source"].is_null()) {
-            prov = p["source"].get<std::string>();
+            if (given.uncertainty) prov += " [" + text(p, given.uncertainty->lo) + ", " + text(p, given.uncertainty->hi) + "]";
+            if (!given.source.empty()) prov += "; " + given.source;
+        } else if (!given.source.empty()) {
+            prov = given.source;
         } else {
             prov = "-";
         }
-        std::string value = text(p["value"]);
-        if (p["overridden"].get<bool>()) value += " (--set)";
-        rows.push_back({p["name"].get<std::string>(), value, p["unit"].get<std::string>(),
-                        p["kind"].get<std::string>(),
-                        "[" + text(p["allowed"][0]) + ", " + text(p["allowed"][1]) + "]", prov});
+        std::string value = text(p, row.value);
+        if (given.overridden) value += " (--set)";
+        rows.push_back({p.name, value, p.unit, param_kind_name(p.kind), "[" + text(p, p.min) + ", " + text(p, p.max) + "]", prov});
     }
-    out << "hardware " << report["hardware"].get<std::string>() << " (" << report["preset"].get<std::string>()
-        << "): " << params.size() << " parameters, " << estimates << " estimates\n";
+    out << "hardware " << r.hardware << " (" << r.preset << "): " << r.params.size() << " parameters, " << estimates
+        << " estimates\n";
     std::vector<size_t> width(rows[0].size(), 0);
-    for (const auto& r : rows)
-        for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-    for (const auto& r : rows) {
-        for (size_t c = 0; c < r.size(); ++c) {
-            out << r[c];
-            if (c + 1 < r.size()) out << std::string(width[c] - r[c].size() + 2, ' ');
+    for (const auto& row : rows)
+        for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (const auto& row : rows) {
+        for (size_t c = 0; c < row.size(); ++c) {
+            out << row[c];
+            if (c + 1 < row.size()) out << std::string(width[c] - row[c].size() + 2, ' ');
         }
         out << "\n";
     }
