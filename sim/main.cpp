@@ -8,7 +8,7 @@
 
 #include "kernels/kernel_target.h"
 #include "sim/commands/command.h"
-#include "sim/error_line.h"
+#include "sim/output/error_line.h"
 #include "sim/commands/unknown_command.h"
 #include "sim/report/provenance.h"
 

@@ -8,7 +8,7 @@
 #include "kernels/batch_norm_bwd/numerics/validate.h"
 #include "numerics/runners.h"
 #include "sim/config/run_config.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim::test {
 

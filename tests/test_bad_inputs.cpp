@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cli_run.h"
-#include "sim/under_asan.h"
+#include "sim/runner/under_asan.h"
 #include "test_util.h"
 #include "numerics/npy.h"
 

@@ -14,8 +14,8 @@
 #include "sim/config/run_config.h"
 #include "sim/measured/profile.h"
 #include "sim/report/phase_window.h"
-#include "sim/report/profile_report.h"
-#include "sim/simulate.h"
+#include "sim/measured/profile_report.h"
+#include "sim/simulate/simulate.h"
 #include "tests/source_paths.h"
 
 using namespace bnsim;

@@ -10,7 +10,7 @@
 #include "kernels/batch_norm_bwd/params.h"
 #include "configfile/config_error.h"
 #include "sim/config/run_config.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 #include "test_util.h"
 #include "tests/source_paths.h"
 

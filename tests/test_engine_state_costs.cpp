@@ -5,7 +5,7 @@
 #include "models/cost_model.h"
 #include "sim/config/run_config.h"
 #include "sim/schedule/schedule.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 using namespace bnsim;
 

@@ -2,7 +2,7 @@
 // by a known amount plus 1% noise; says when the data cannot identify a parameter.
 #include <catch2/catch.hpp>
 
-#include "sim/under_asan.h"
+#include "sim/runner/under_asan.h"
 #include "tests/cli_run.h"
 #include "tests/test_util.h"
 

@@ -1,11 +1,13 @@
 // The layers, checked on the sources: trace/ includes nothing of the project outside trace/;
 // models/ and numerics/ include only the trace (and themselves); kernels/ never include the
-// models or the driver; and sim/, models/, trace/, numerics/ name no kernel. The CMake
+// models or the driver; sim/'s libraries (the simulator, each application, the command line)
+// include only the libraries they link; and sim/, models/, trace/, numerics/ name no kernel. The CMake
 // libraries enforce the same directions at build time (each links only the layers below it).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -72,27 +74,67 @@ TEST_CASE("layers: kernels include neither the models nor the driver") {
     check_layer("kernels", {"kernels", "trace", "numerics", "configfile"});
 }
 
+// sim/'s libraries (sim/CMakeLists.txt): the folders of each, and the libraries each may use
+// (itself and those it links, directly or through another).
+struct SimLibrary {
+    std::set<std::string> folders, uses;
+};
+
+const std::map<std::string, SimLibrary>& sim_libraries() {
+    static const std::map<std::string, SimLibrary> libs{
+        {"sim", {{"config", "schedule", "simulate", "report", "output", "runner", "decision", "sampling"}, {"sim"}}},
+        {"calibration", {{"calibration"}, {"sim", "calibration"}}},
+        {"measured", {{"measured"}, {"sim", "calibration", "measured"}}},
+        {"compare", {{"compare"}, {"sim", "calibration", "measured", "compare"}}},
+        {"fit", {{"fit"}, {"sim", "calibration", "measured", "compare", "fit"}}},
+        {"sweep", {{"sweep"}, {"sim", "sweep"}}},
+        {"sensitivity", {{"sensitivity"}, {"sim", "sensitivity"}}},
+        {"tune", {{"tune"}, {"sim", "sensitivity", "tune"}}},
+        {"commands",
+         {{"commands"}, {"sim", "calibration", "measured", "compare", "fit", "sweep", "sensitivity", "tune", "commands"}}},
+    };
+    return libs;
+}
+
+// The library a sim/ folder belongs to ("" if none).
+std::string library_of(const std::string& folder) {
+    for (const auto& [name, lib] : sim_libraries())
+        if (lib.folders.count(folder)) return name;
+    return "";
+}
+
+TEST_CASE("layers: every folder of sim/ belongs to one library, and uses only the libraries it links") {
+    for (const auto& e : fs::directory_iterator(kRoot / "sim")) {
+        if (!e.is_directory()) continue;
+        INFO("sim/" << e.path().filename().string());
+        CHECK(library_of(e.path().filename().string()) != "");
+    }
+    const std::regex sim_include(R"(^sim/([a-z_]+)/)");
+    for (const auto& [name, lib] : sim_libraries())
+        for (const std::string& folder : lib.folders)
+            for (const auto& i : project_includes("sim/" + folder)) {
+                std::smatch m;
+                if (!std::regex_search(i.target, m, sim_include)) continue;
+                INFO(i.file << " (library " << name << ") includes " << i.target);
+                CHECK(lib.uses.count(library_of(m[1])) == 1);
+            }
+}
+
 TEST_CASE("layers: the simulator library includes none of its applications' command line or optimizer") {
-    // sim/ is three libraries (sim/CMakeLists.txt): bnsim_sim, the simulator, links neither
-    // CLI11 nor NLopt; sim/fit/ (bnsim_fit) adds NLopt, sim/commands/ (bnsim_commands) CLI11.
-    const std::regex app_include(R"(^\s*#\s*include\s*[<"](sim/commands/|sim/fit/|CLI/|nlopt))");
+    // bnsim_sim links neither CLI11 nor NLopt; only bnsim_fit uses NLopt, only bnsim_commands CLI11.
+    const std::regex cli(R"(^\s*#\s*include\s*[<"]CLI/)"), nlopt(R"(^\s*#\s*include\s*[<"]nlopt)");
     for (const auto& e : fs::recursive_directory_iterator(kRoot / "sim")) {
         if (!e.is_regular_file()) continue;
         const std::string rel = fs::relative(e.path(), kRoot).string();
-        if (rel.rfind("sim/commands/", 0) == 0 || rel.rfind("sim/fit/", 0) == 0 || rel == "sim/main.cpp") continue;
+        const bool commands = rel.rfind("sim/commands/", 0) == 0 || rel == "sim/main.cpp";
+        const bool fit = rel.rfind("sim/fit/", 0) == 0;
         std::ifstream f(e.path());
         std::string line;
-        int n = 0;
-        while (std::getline(f, line)) {
-            ++n;
+        for (int n = 1; std::getline(f, line); ++n) {
             INFO(rel << ":" << n << ": " << line);
-            CHECK_FALSE(std::regex_search(line, app_include));
+            if (!commands) CHECK_FALSE(std::regex_search(line, cli));
+            if (!fit) CHECK_FALSE(std::regex_search(line, nlopt));
         }
-    }
-    // And the fitting library is not the command line's.
-    for (const auto& i : project_includes("sim/fit")) {
-        INFO(i.file << " includes " << i.target);
-        CHECK(i.target.rfind("sim/commands/", 0) != 0);
     }
 }
 

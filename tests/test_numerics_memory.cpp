@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/under_asan.h"
+#include "sim/runner/under_asan.h"
 #include "tests/source_paths.h"
 
 namespace {

@@ -22,7 +22,7 @@
 #include "configfile/config_error.h"
 #include "models/hw_params.h"
 #include "sim/config/run_config.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 using namespace bnsim;
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/short_lived_heap.h"
-#include "sim/under_asan.h"
+#include "sim/runner/short_lived_heap.h"
+#include "sim/runner/under_asan.h"
 #include "tests/test_util.h"
 
 namespace {

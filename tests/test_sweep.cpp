@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/calibration/subprocess.h"
+#include "sim/runner/child_process.h"
 #include "sim/sweep/results_dir.h"
 #include "sim/sweep/sweep_record.h"
 #include "sim/sweep/sweep_spec.h"

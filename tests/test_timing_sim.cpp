@@ -9,7 +9,7 @@
 #include "models/dma_lifecycle.h"
 #include "sim/config/run_config.h"
 #include "sim/report/run_report.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 #include "tests/test_util.h"
 
 using namespace bnsim;

@@ -1,4 +1,4 @@
-#include "sim/report/calibration_report.h"
+#include "sim/calibration/calibration_report.h"
 
 #include <cmath>
 #include <iomanip>

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "models/hw_params.h"
-#include "sim/calibration/metrics.h"
+#include "sim/simulate/run_metrics.h"
 #include "configfile/config_node.h"
 #include "configfile/yaml_file.h"
 

@@ -11,15 +11,15 @@
 #include "models/hw_params.h"
 #include "sim/config/run_config.h"
 #include "sim/calibration/measurements.h"
-#include "sim/calibration/metrics.h"
-#include "sim/calibration/subprocess.h"
+#include "sim/simulate/run_metrics.h"
+#include "sim/runner/child_process.h"
 #include "sim/commands/command.h"
 #include "sim/runner/simulation_runner.h"
 #include "sim/commands/number_option.h"
 #include "configfile/config_error.h"
-#include "sim/report/calibration_report.h"
+#include "sim/calibration/calibration_report.h"
 #include "sim/report/provenance.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 namespace {

@@ -7,14 +7,14 @@
 #include <optional>
 #include <unistd.h>
 
-#include "sim/calibration/subprocess.h"
+#include "sim/runner/child_process.h"
 #include "sim/commands/command.h"
 #include "sim/commands/number_option.h"
 #include "sim/output/output_file.h"
 #include "sim/compare/compare.h"
 #include "configfile/config_error.h"
 #include "sim/measured/import_error.h"
-#include "sim/report/compare_report.h"
+#include "sim/compare/compare_report.h"
 #include "sim/report/provenance.h"
 
 namespace bnsim {

@@ -5,7 +5,7 @@
 #include "configfile/number_text.h"
 #include "sim/commands/command.h"
 #include "sim/output/output_file.h"
-#include "sim/host_limits.h"
+#include "sim/config/host_limits.h"
 
 namespace bnsim {
 

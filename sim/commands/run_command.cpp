@@ -12,14 +12,14 @@
 #include "sim/output/output_file.h"
 #include "configfile/config_error.h"
 #include "sim/report/provenance.h"
-#include "sim/report/profile_report.h"
+#include "sim/measured/profile_report.h"
 #include "sim/report/run_report.h"
 #include "sim/report/timeline.h"
 #include "sim/schedule/schedule.h"
 #include "sim/sensitivity/latency_band.h"
 #include "sim/tune/tune.h"
-#include "sim/short_lived_heap.h"
-#include "sim/simulate.h"
+#include "sim/runner/short_lived_heap.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 

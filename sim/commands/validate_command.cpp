@@ -18,8 +18,8 @@
 #include "sim/output/output_file.h"
 #include "sim/report/provenance.h"
 #include "sim/report/validate_report.h"
-#include "sim/host_limits.h"
-#include "sim/simulate.h"
+#include "sim/config/host_limits.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "sim/compare/stats.h"
-#include "sim/interval_union.h"
+#include "sim/simulate/interval_union.h"
 #include "sim/report/json_or_null.h"
 #include "sim/report/phase_window.h"
 

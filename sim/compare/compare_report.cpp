@@ -1,4 +1,4 @@
-#include "sim/report/compare_report.h"
+#include "sim/compare/compare_report.h"
 #include "sim/report/decimal_text.h"
 #include "sim/report/html_text.h"
 

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/calibration/metrics.h"
+#include "sim/simulate/run_metrics.h"
 #include "models/hw_params.h"
 #include "sim/measured/import_error.h"
 #include "sim/runner/simulation_runner.h"

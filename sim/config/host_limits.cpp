@@ -1,4 +1,4 @@
-#include "sim/host_limits.h"
+#include "sim/config/host_limits.h"
 
 #include <sched.h>
 #include <sys/resource.h>

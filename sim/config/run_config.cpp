@@ -8,7 +8,7 @@
 #include "configfile/config_node.h"
 #include "configfile/yaml_file.h"
 #include "sim/config/canonical_json.h"
-#include "sim/host_limits.h"
+#include "sim/config/host_limits.h"
 #include "sim/config/hw_config_loader.h"
 
 namespace bnsim {

@@ -16,7 +16,7 @@
 #include "configfile/number_text.h"
 #include "models/hw_params.h"
 #include "configfile/closest_names.h"
-#include "sim/halton.h"
+#include "sim/sampling/halton.h"
 #include "sim/output/output_file.h"
 #include "configfile/config_error.h"
 

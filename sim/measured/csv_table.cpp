@@ -122,11 +122,4 @@ std::string read_import_file(const std::string& path, const std::string& what, u
 
 CsvTable read_csv(const std::string& path) { return parse_csv(read_import_file(path, "a CSV file", kMaxMeasuredBytes), path); }
 
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
-
 }  // namespace bnsim

@@ -21,7 +21,4 @@ struct CsvTable {
 CsvTable read_csv(const std::string& path);
 CsvTable parse_csv(const std::string& text, const std::string& file);
 
-// One CSV field, RFC 4180 quoted when it needs to be (every CSV bnsim writes uses this).
-std::string csv_field(const std::string& s);
-
 }  // namespace bnsim

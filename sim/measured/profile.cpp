@@ -14,6 +14,7 @@
 #include "configfile/json_text.h"
 #include "sim/output/output_file.h"
 #include "sim/measured/csv_table.h"
+#include "sim/output/csv_field.h"
 #include "sim/measured/import_error.h"
 
 namespace bnsim {

@@ -1,11 +1,11 @@
-#include "sim/report/profile_report.h"
+#include "sim/measured/profile_report.h"
 
 #include <algorithm>
 #include <map>
 
 #include "models/cost_model.h"
 #include "models/dma_descriptor.h"
-#include "sim/interval_union.h"
+#include "sim/simulate/interval_union.h"
 
 namespace bnsim {
 

@@ -5,7 +5,7 @@
 #include "kernels/kernel_target.h"
 #include "sim/config/run_config.h"
 #include "sim/measured/profile.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 

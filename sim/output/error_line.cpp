@@ -1,4 +1,4 @@
-#include "sim/error_line.h"
+#include "sim/output/error_line.h"
 
 #include <filesystem>
 #include <new>

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 #include "trace/instruction.h"
 
 namespace bnsim {

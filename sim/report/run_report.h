@@ -17,7 +17,7 @@
 #include "kernels/kernel_summary.h"
 #include "kernels/kernel_target.h"
 #include "sim/config/run_config.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 

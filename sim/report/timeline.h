@@ -9,7 +9,7 @@
 
 #include "models/hw_config.h"
 #include "sim/report/provenance.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 #include "trace/trace.h"
 
 namespace bnsim {

@@ -1,4 +1,4 @@
-#include "sim/calibration/subprocess.h"
+#include "sim/runner/child_process.h"
 
 #include <poll.h>
 #include <sys/wait.h>

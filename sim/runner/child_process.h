@@ -1,6 +1,7 @@
 #pragma once
-// Runs a program as a child process and captures what it prints. The calibrate command runs
-// each measurement in its own process because SystemC elaborates once per process.
+// Runs a program as a child process and captures what it prints: the simulation runner's fresh
+// bnsim processes (for a parent whose SystemC kernel is already elaborated) and compare's
+// re-run of a command line.
 #include <string>
 #include <vector>
 

@@ -1,6 +1,6 @@
-#include "sim/short_lived_heap.h"
+#include "sim/runner/short_lived_heap.h"
 
-#include "sim/under_asan.h"
+#include "sim/runner/under_asan.h"
 
 #include <malloc.h>
 #include <sys/mman.h>

@@ -5,14 +5,14 @@
 #include <thread>
 
 #include "configfile/config_error.h"
-#include "sim/error_line.h"
-#include "sim/calibration/metrics.h"
-#include "sim/calibration/subprocess.h"
+#include "sim/output/error_line.h"
+#include "sim/simulate/run_metrics.h"
+#include "sim/runner/child_process.h"
 #include "sim/report/provenance.h"
 #include "sim/report/run_report.h"
 #include "sim/runner/worker_pool.h"
 #include "sim/schedule/schedule.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 

@@ -23,7 +23,7 @@ struct SimRequest {
     std::string config;
     Overrides sets;
     enum class Want { report, estimate_report, metric } want = Want::report;
-    std::string metric;  // Want::metric: a calibration metric's name (sim/calibration/metrics.h)
+    std::string metric;  // Want::metric: a calibration metric's name (sim/simulate/run_metrics.h)
 };
 
 struct SimOutcome {

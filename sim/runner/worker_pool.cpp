@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sim/short_lived_heap.h"
+#include "sim/runner/short_lived_heap.h"
 
 namespace bnsim {
 

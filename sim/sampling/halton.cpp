@@ -1,4 +1,4 @@
-#include "sim/halton.h"
+#include "sim/sampling/halton.h"
 
 #include <algorithm>
 #include <numeric>

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/halton.h"
+#include "sim/sampling/halton.h"
 
 namespace bnsim {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Joint samples of the estimated parameters: every one varied at once over its range, by a
-// scrambled Halton sequence (sim/halton.h), integers rounded and flags 0 or 1. The joint band of
+// scrambled Halton sequence (sim/sampling/halton.h), integers rounded and flags 0 or 1. The joint band of
 // `run --uncertainty` and tune's robustness check both draw theirs here, so they see the same
 // hardware scenarios.
 #include <cstddef>

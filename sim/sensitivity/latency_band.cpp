@@ -11,9 +11,9 @@
 #include "sim/runner/simulation_runner.h"
 #include "configfile/number_text.h"
 #include "sim/sensitivity/uncertain_params.h"
-#include "sim/halton.h"
+#include "sim/sampling/halton.h"
 #include "sim/sensitivity/joint_sample.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 

@@ -22,7 +22,7 @@
 #include "configfile/input_file.h"
 #include "configfile/number_text.h"
 #include "sim/sensitivity/uncertain_params.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 

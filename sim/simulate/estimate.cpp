@@ -7,7 +7,7 @@
 #include "models/dma_lifecycle.h"
 #include "models/sbuf.h"
 #include "sim/schedule/schedule.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 

@@ -1,4 +1,4 @@
-#include "sim/calibration/metrics.h"
+#include "sim/simulate/run_metrics.h"
 
 #include <algorithm>
 #include <limits>

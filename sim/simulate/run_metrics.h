@@ -1,11 +1,12 @@
 #pragma once
-// What a calibration row compares, computed from one simulated run of its microbenchmark.
+// The single figures of a simulated run a measurement can name (a calibration row's metric:
+// instruction_ns, dma_efficiency, pe_busy_ns, ...), computed from the run's typed result.
 #include <string>
 #include <vector>
 
 #include "kernels/kernel_target.h"
 #include "models/hw_config.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 

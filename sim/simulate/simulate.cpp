@@ -1,7 +1,7 @@
 // simulate(): schedule the trace, elaborate the LNC (one core, or a pair sharing HBM and a link),
 // run SystemC until nothing is left to happen, then either collect timings or report what is
 // blocked. SystemC elaborates once per process, so this runs once per process.
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 #include <atomic>
 
@@ -15,7 +15,7 @@
 #include "models/logical_core.h"
 #include "models/scoreboard.h"
 #include "configfile/config_error.h"
-#include "sim/interval_union.h"
+#include "sim/simulate/interval_union.h"
 #include "sim/schedule/schedule.h"
 
 namespace bnsim {

@@ -5,7 +5,7 @@
 #include "sim/config/run_config.h"
 #include "sim/report/provenance.h"
 #include "sim/report/run_report.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 

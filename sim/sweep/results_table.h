@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/measured/csv_table.h"  // csv_field
+#include "sim/output/csv_field.h"
 #include "sim/report/run_report.h"
 #include "sim/sweep/sweep_kernel.h"
 

@@ -19,7 +19,7 @@
 #include "sim/sensitivity/joint_sample.h"
 #include "sim/sensitivity/latency_band.h"
 #include "sim/sensitivity/uncertain_params.h"
-#include "sim/simulate.h"
+#include "sim/simulate/simulate.h"
 
 namespace bnsim {
 
