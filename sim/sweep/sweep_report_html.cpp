@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "sim/decision/decision_grid.h"
+#include "sim/report/chart_page.h"
 #include "sim/report/decimal_text.h"
 #include "sim/report/html_text.h"
 #include "sim/sweep/sweep_summary.h"
@@ -21,23 +23,6 @@ namespace {
 std::string num(double v, int prec = 1) { return fixed_decimals(v, prec); }
 
 std::string us(double ns) { return num(ns / 1000.0, 1); }
-
-// Viridis, sampled: low latency dark blue, high yellow.
-std::string heat_color(double t) {
-    static const double stops[][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
-    t = std::clamp(t, 0.0, 1.0) * 4;
-    const int i = std::min(3, int(t));
-    const double f = t - i;
-    char b[16];
-    std::snprintf(b, sizeof b, "#%02x%02x%02x", int(stops[i][0] + f * (stops[i + 1][0] - stops[i][0])),
-                  int(stops[i][1] + f * (stops[i + 1][1] - stops[i][1])), int(stops[i][2] + f * (stops[i + 1][2] - stops[i][2])));
-    return b;
-}
-
-std::string series_color(size_t i) {
-    static const char* c[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-    return c[i % 10];
-}
 
 std::string unit_color(const std::string& u) {
     static const std::map<std::string, std::string> m = {{"dma", "#e4572e"}, {"hbm", "#8e44ad"}, {"dge", "#f3a712"},
@@ -69,22 +54,38 @@ struct Charts {
     std::ostream& o;
     std::vector<const SweepKernel::Axis*> ints, bools;
     double lo = 0, hi = 0;  // latency range of the context's ok points
-    std::map<std::string, std::string> auto_v, best_v;
+    std::map<std::string, std::string> auto_v;
 
-    Charts(const SweepKernel& kernel, const ContextGroup& group, std::ostream& out) : k(kernel), g(group), o(out) {
+    // The best is the summary's (on a tie the kernel's own choice); every other point within the
+    // tie rule of the fastest is marked as tied with it.
+    std::map<std::string, std::string> best_v;  // the best's decisions
+    double fastest = 0;
+
+    Charts(const SweepKernel& kernel, const ContextGroup& group, const ContextSummary& summary, std::ostream& out)
+        : k(kernel), g(group), o(out) {
         for (const auto& a : k.decision_axes) (a.kind == "boolean" ? bools : ints).push_back(&a);
         bool first = true;
-        const SweepRecord* best = nullptr;
         for (const SweepRecord* r : g.records)
             if (r->ok()) {
                 const double l = r->latency_ns();
                 lo = first ? l : std::min(lo, l);
                 hi = first ? l : std::max(hi, l);
-                if (first || l < best->latency_ns()) best = r;
                 first = false;
             }
+        fastest = lo;
         if (g.auto_record && g.auto_record->ok()) auto_v = decision_values(*g.auto_record, k);
-        if (best) best_v = decision_values(*best, k);
+        if (summary.best)
+            for (const SweepRecord* r : g.records)
+                if (r->id == summary.best->id) best_v = decision_values(*r, k);
+    }
+    // "best", "tied" or "" for a point.
+    std::string mark(const SweepRecord& r) const {
+        if (!r.ok()) return "";
+        if (!best_v.empty() && decision_values(r, k) == best_v) return "best";  // the auto point's twin too
+        return within_tie(r.latency_ns(), fastest, kTiePct) ? "tied" : "";
+    }
+    std::string decisions_title(const std::map<std::string, std::string>& combo) const {
+        return short_name(ints[1]->key) + " x " + short_name(ints[0]->key) + (combo.empty() ? "" : ", " + combo_label(combo));
     }
 
     // Every combination of the on/off decisions: one heatmap and one line chart each.
@@ -135,58 +136,45 @@ struct Charts {
         const auto m = cells(combo, xset, yset);
         if (m.empty()) return;
         const auto xs = sorted_numeric(xset), ys = sorted_numeric(yset);
-        const int cw = 64, ch = 30, left = 70, top = 30, bottom = 50;
-        const int w = left + cw * int(xs.size()) + 20, h = top + ch * int(ys.size()) + bottom;
-        o << "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-          << "\" viewBox=\"0 0 " << w << " " << h << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-        o << "<text x=\"" << left << "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">latency (us): "
-          << html_escape(short_name(ints[1]->key)) << " x " << html_escape(short_name(ints[0]->key))
-          << (combo.empty() ? "" : ", " + html_escape(combo_label(combo))) << "</text>\n";
-        for (size_t yi = 0; yi < ys.size(); ++yi) {
-            const int y = top + ch * int(ys.size() - 1 - yi);
-            o << "<text x=\"" << left - 6 << "\" y=\"" << y + ch / 2 + 4 << "\" text-anchor=\"end\">" << html_escape(ys[yi]) << "</text>\n";
-            for (size_t xi = 0; xi < xs.size(); ++xi) {
-                const int x = left + cw * int(xi);
-                auto it = m.find({xs[xi], ys[yi]});
-                if (it == m.end()) continue;
-                const SweepRecord& r = *it->second;
-                const bool ok = r.ok();
-                std::string title = html_escape(short_name(ints[0]->key) + "=" + xs[xi] + " " + short_name(ints[1]->key) + "=" + ys[yi] + ": ");
-                if (ok) {
-                    const double l = r.latency_ns();
-                    const double t = hi > lo ? std::log(l / lo) / std::log(hi / lo) : 0;  // log: the spread is wide
-                    o << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw - 1 << "\" height=\"" << ch - 1
-                      << "\" fill=\"" << heat_color(t) << "\"><title>" << title << us(l) << " us, "
-                      << html_escape(r.run->binding.unit) << "-bound</title></rect>\n";
-                    o << "<text x=\"" << x + cw / 2 << "\" y=\"" << y + ch / 2 + 4 << "\" text-anchor=\"middle\" fill=\""
-                      << (t > 0.6 ? "#000" : "#fff") << "\">" << num(l / 1000.0, l < 1e7 ? 1 : 0) << "</text>\n";
-                } else {
-                    o << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw - 1 << "\" height=\"" << ch - 1
-                      << "\" fill=\"#dddddd\"><title>" << title << html_escape(r.status) << ": "
-                      << html_escape(r.error.substr(0, 300)) << "</title></rect>\n";
-                    o << "<text x=\"" << x + cw / 2 << "\" y=\"" << y + ch / 2 + 4
-                      << "\" text-anchor=\"middle\" fill=\"#888\">" << (r.status == "infeasible" ? "&#215;" : "!") << "</text>\n";
+        json rows = json::array();
+        bool any_tied = false;
+        for (const std::string& y : ys) {
+            json row = json::array();
+            for (const std::string& x : xs) {
+                json c{{"value", nullptr}, {"text", ""}, {"tip", ""}, {"mark", ""}, {"own", false}};
+                const std::string where = short_name(ints[0]->key) + "=" + x + " " + short_name(ints[1]->key) + "=" + y + ": ";
+                if (auto it = m.find({x, y}); it != m.end()) {
+                    const SweepRecord& r = *it->second;
+                    if (r.ok()) {
+                        const double l = r.latency_ns();
+                        c["value"] = l / 1000;
+                        c["text"] = num(l / 1000.0, l < 1e7 ? 1 : 0);
+                        c["tip"] = where + us(l) + " us, " + r.run->binding.unit + "-bound";
+                        c["mark"] = mark(r);
+                        any_tied |= c["mark"] == "tied";
+                    } else {
+                        c["text"] = r.status == "infeasible" ? "\u00d7" : "!";
+                        c["tip"] = where + r.status + ": " + r.error.substr(0, 300);
+                    }
                 }
                 std::map<std::string, std::string> here = combo;
-                here[ints[0]->key] = xs[xi];
-                here[ints[1]->key] = ys[yi];
-                if (!auto_v.empty() && matches(auto_v, here))
-                    o << "<rect x=\"" << x + 1 << "\" y=\"" << y + 1 << "\" width=\"" << cw - 3 << "\" height=\"" << ch - 3
-                      << "\" fill=\"none\" stroke=\"#ff2d55\" stroke-width=\"3\"><title>the kernel's own choice (auto)</title></rect>\n";
-                if (!best_v.empty() && matches(best_v, here))
-                    o << "<text x=\"" << x + cw - 8 << "\" y=\"" << y + 11 << "\" text-anchor=\"middle\" fill=\"#ff2d55\" font-size=\"12\">&#9733;</text>\n";
+                here[ints[0]->key] = x;
+                here[ints[1]->key] = y;
+                c["own"] = !auto_v.empty() && matches(auto_v, here);
+                row.push_back(c);
             }
+            rows.push_back(row);
         }
-        for (size_t xi = 0; xi < xs.size(); ++xi)
-            o << "<text x=\"" << left + cw * int(xi) + cw / 2 << "\" y=\"" << top + ch * int(ys.size()) + 14
-              << "\" text-anchor=\"middle\">" << html_escape(xs[xi]) << "</text>\n";
-        o << "<text x=\"" << left + cw * int(xs.size()) / 2 << "\" y=\"" << h - 18 << "\" text-anchor=\"middle\">"
-          << html_escape(short_name(ints[0]->key)) << "</text>\n";
-        o << "<text x=\"14\" y=\"" << top + ch * int(ys.size()) / 2 << "\" transform=\"rotate(-90 14 "
-          << top + ch * int(ys.size()) / 2 << ")\" text-anchor=\"middle\">" << html_escape(short_name(ints[1]->key)) << "</text>\n";
-        o << "<text x=\"" << left << "\" y=\"" << h - 4 << "\" fill=\"#555\">red frame: the kernel's own choice (auto); "
-          << "&#9733;: best; &#215;: infeasible</text>\n";
-        o << "</svg></figure>\n";
+        json spec{{"kind", "heatmap"},
+                  {"title", "latency (us): " + decisions_title(combo)},
+                  {"note", std::string("red frame: the kernel's own choice (auto); \u2605 best") +
+                               (any_tied ? "; \u2606 tied with the best (within " + num(kTiePct, 1) + "%)" : "") +
+                               "; \u00d7 infeasible; grey: no result"},
+                  {"x", {{"title", short_name(ints[0]->key)}, {"labels", xs}}},
+                  {"y", {{"title", short_name(ints[1]->key)}, {"labels", ys}}},
+                  {"scale", {{"title", "latency (us)"}, {"min", lo / 1000}, {"max", hi / 1000}, {"log", hi > 2 * lo}}},
+                  {"cells", rows}};
+        write_chart(o, spec, std::max(420, 70 * int(xs.size()) + 200), std::max(260, 32 * int(ys.size()) + 120));
     }
 
     void lines(const std::map<std::string, std::string>& combo) {
@@ -194,47 +182,29 @@ struct Charts {
         const auto m = cells(combo, xset, yset);
         if (m.empty() || hi <= 0) return;
         const auto xs = sorted_numeric(xset), ys = sorted_numeric(yset);
-        const int left = 70, top = 30, pw = std::max(240, 60 * int(xs.size())), ph = 220, legend = 110;
-        const int w = left + pw + legend, h = top + ph + 45;
-        // Log latency axis: small tiles can be ten times slower than the best.
-        const double ymax = hi * 1.1, ymin = lo / 1.1;
-        auto X = [&](size_t i) { return left + (xs.size() > 1 ? double(pw) * double(i) / double(xs.size() - 1) : pw / 2.0); };
-        auto Y = [&](double ns) { return top + ph - std::log(ns / ymin) / std::log(ymax / ymin) * ph; };
-        o << "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-          << "\" viewBox=\"0 0 " << w << " " << h << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-        o << "<text x=\"" << left << "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">latency (us, log) vs "
-          << html_escape(short_name(ints[0]->key)) << " per " << html_escape(short_name(ints[1]->key))
-          << (combo.empty() ? "" : ", " + html_escape(combo_label(combo))) << "</text>\n";
-        o << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
-          << "\" fill=\"none\" stroke=\"#999\"/>\n";
-        for (int t = 0; t <= 4; ++t) {
-            const double v = ymin * std::pow(ymax / ymin, t / 4.0);
-            o << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << num(Y(v)) << "\" y2=\"" << num(Y(v))
-              << "\" stroke=\"#eee\"/><text x=\"" << left - 6 << "\" y=\"" << num(Y(v) + 4) << "\" text-anchor=\"end\">"
-              << us(v) << "</text>\n";
-        }
-        for (size_t i = 0; i < xs.size(); ++i)
-            o << "<text x=\"" << num(X(i)) << "\" y=\"" << top + ph + 14 << "\" text-anchor=\"middle\">" << html_escape(xs[i]) << "</text>\n";
-        o << "<text x=\"" << left + pw / 2 << "\" y=\"" << h - 8 << "\" text-anchor=\"middle\">" << html_escape(short_name(ints[0]->key))
-          << "</text>\n";
-        for (size_t s = 0; s < ys.size(); ++s) {
-            std::string pts;
-            for (size_t i = 0; i < xs.size(); ++i) {
-                auto it = m.find({xs[i], ys[s]});
-                if (it == m.end() || !it->second->ok()) continue;
-                const double l = it->second->latency_ns();
-                pts += num(X(i)) + "," + num(Y(l)) + " ";
-                o << "<circle cx=\"" << num(X(i)) << "\" cy=\"" << num(Y(l)) << "\" r=\"3\" fill=\"" << series_color(s)
-                  << "\"><title>" << html_escape(short_name(ints[1]->key) + "=" + ys[s] + " " + short_name(ints[0]->key) + "=" + xs[i])
-                  << ": " << us(l) << " us</title></circle>\n";
+        json series = json::array();
+        for (const std::string& y : ys) {
+            json values = json::array(), tips = json::array();
+            for (const std::string& x : xs) {
+                auto it = m.find({x, y});
+                const bool ok = it != m.end() && it->second->ok();
+                values.push_back(ok ? json(it->second->latency_ns() / 1000) : json(nullptr));
+                tips.push_back(ok ? short_name(ints[1]->key) + "=" + y + " " + short_name(ints[0]->key) + "=" + x + ": " +
+                                        us(it->second->latency_ns()) + " us"
+                                  : std::string());
             }
-            if (!pts.empty())
-                o << "<polyline points=\"" << pts << "\" fill=\"none\" stroke=\"" << series_color(s) << "\" stroke-width=\"1.5\"/>\n";
-            o << "<rect x=\"" << left + pw + 14 << "\" y=\"" << top + 4 + 16 * int(s) << "\" width=\"10\" height=\"10\" fill=\""
-              << series_color(s) << "\"/><text x=\"" << left + pw + 28 << "\" y=\"" << top + 13 + 16 * int(s) << "\">"
-              << html_escape(short_name(ints[1]->key)) << " " << html_escape(ys[s]) << "</text>\n";
+            series.push_back({{"label", short_name(ints[1]->key) + " " + y}, {"values", values}, {"tips", tips}});
         }
-        o << "</svg></figure>\n";
+        // A log latency axis when small tiles are many times slower than the best.
+        const bool log = hi > 2 * lo;
+        json spec{{"kind", "lines"},
+                  {"title", "latency vs " + short_name(ints[0]->key) + " per " + short_name(ints[1]->key) +
+                                (combo.empty() ? "" : ", " + combo_label(combo))},
+                  {"x", {{"title", short_name(ints[0]->key)}}},
+                  {"y", {{"title", std::string("latency (us") + (log ? ", log scale)" : ")")}, {"log", log}, {"min", lo / 1000 / 1.1}, {"max", hi / 1000 * 1.1}}},
+                  {"series", series}};
+        spec["x"]["labels"] = xs;
+        write_chart(o, spec, std::max(420, 70 * int(xs.size()) + 230), 320);
     }
 
     void phase_breakdown() {
@@ -245,60 +215,47 @@ struct Charts {
         std::stable_sort(ok.begin(), ok.end(), [](const SweepRecord* a, const SweepRecord* b) {
             return a->latency_ns() < b->latency_ns();
         });
-        const int left = 190, top = 40, rh = 13, pw = 560;  // pw + 70: room for the latency labels
-        const int h = top + rh * int(ok.size()) + 40, w = left + pw + 100;
-        // Up to 3x the best latency, so the good configs are readable; longer bars are cut
-        // and carry their latency.
+        // Up to 3x the best latency, so the good configs are readable; longer rows are cut and
+        // carry their latency with a mark.
         const double xmax = std::min(hi, 3 * lo) * 1.02;
-        auto X = [&](double ns) { return left + std::min(ns, xmax) / xmax * pw; };
-        std::set<std::string> units;
-        o << "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-          << "\" viewBox=\"0 0 " << w << " " << h << "\" font-family=\"sans-serif\" font-size=\"10\">\n";
-        o << "<text x=\"" << left << "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">per-phase bound breakdown: "
-          << "each phase's window coloured by its binding unit, dark = that unit's bound</text>\n";
-        std::string cols;
-        for (const auto& a : k.decision_axes) cols += (cols.empty() ? "" : " / ") + short_name(a.key);
-        o << "<text x=\"" << left - 6 << "\" y=\"" << top - 6 << "\" text-anchor=\"end\" fill=\"#555\">" << html_escape(cols) << "</text>\n";
-        for (size_t i = 0; i < ok.size(); ++i) {
-            const SweepRecord& r = *ok[i];
-            const int y = top + rh * int(i);
+        std::vector<std::string> units;
+        json rows = json::array();
+        for (const SweepRecord* rp : ok) {
+            const SweepRecord& r = *rp;
             std::string label;
             const auto v = decision_values(r, k);
             for (const auto& a : k.decision_axes)
                 if (v.count(a.key))
                     label += (label.empty() ? "" : " / ") + (a.kind == "boolean" ? (v.at(a.key) == "true" ? "on" : "off") : v.at(a.key));
             if (r.is_auto) label = "auto: " + label;
-            o << "<text x=\"" << left - 6 << "\" y=\"" << y + rh - 3 << "\" text-anchor=\"end\">" << html_escape(label) << "</text>\n";
             const double launch = r.run->launch_ns, total = r.latency_ns();
-            o << "<text x=\"" << num(X(total) + 4) << "\" y=\"" << y + rh - 3 << "\" fill=\"#555\">"
-              << (total > xmax ? "&#9656; " : "") << us(total) << "</text>\n";
+            json spans = json::array();
             for (const PhaseReport& p : r.run->phases) {
                 const std::string& unit = p.binding.unit;
-                units.insert(unit);
+                if (std::find(units.begin(), units.end(), unit) == units.end()) units.push_back(unit);
                 const double s = p.start_ns + launch, e = p.end_ns + launch;
                 const double bound = std::min(p.binding.bound_ns, e - s);
-                const std::string title =
-                    html_escape(p.name + ": " + us(e - s) + " us, " + unit + "-bound (bound " + us(p.binding.bound_ns) + " us)");
-                o << "<rect x=\"" << num(X(s)) << "\" y=\"" << y << "\" width=\"" << num(std::max(0.5, X(e) - X(s)))
-                  << "\" height=\"" << rh - 2 << "\" fill=\"" << unit_color(unit) << "\" fill-opacity=\"0.35\"><title>" << title
-                  << "</title></rect>\n";
-                o << "<rect x=\"" << num(X(s)) << "\" y=\"" << y + 3 << "\" width=\"" << num(std::max(0.5, X(s + bound) - X(s)))
-                  << "\" height=\"" << rh - 8 << "\" fill=\"" << unit_color(unit) << "\"><title>" << title << "</title></rect>\n";
+                spans.push_back({{"start", std::min(s, xmax) / 1000},
+                                 {"end", std::min(e, xmax) / 1000},
+                                 {"inner_end", std::min(s + bound, xmax) / 1000},
+                                 {"key", unit},
+                                 {"tip", p.name + ": " + us(e - s) + " us, " + unit + "-bound (bound " + us(p.binding.bound_ns) + " us)"}});
             }
+            rows.push_back({{"label", label}, {"spans", spans}, {"end_text", std::string(total > xmax ? "\u25b8 " : "") + us(total)}});
         }
-        const int ay = top + rh * int(ok.size()) + 4;
-        for (int t = 0; t <= 4; ++t) {
-            const double v = xmax * t / 4;
-            o << "<text x=\"" << num(X(v)) << "\" y=\"" << ay + 10 << "\" text-anchor=\"middle\">" << us(v) << "</text>\n";
-        }
-        o << "<text x=\"" << left + pw / 2 << "\" y=\"" << ay + 22 << "\" text-anchor=\"middle\">time (us, launch included)</text>\n";
-        int lx = left;
-        for (const auto& u : units) {
-            o << "<rect x=\"" << lx << "\" y=\"22\" width=\"10\" height=\"10\" fill=\"" << unit_color(u) << "\"/><text x=\""
-              << lx + 14 << "\" y=\"31\">" << html_escape(u) << "</text>\n";
-            lx += 60;
-        }
-        o << "</svg></figure>\n";
+        std::sort(units.begin(), units.end());
+        json keys = json::array();
+        for (const auto& u : units) keys.push_back({{"key", u}, {"colour", unit_color(u)}});
+        std::string cols;
+        for (const auto& a : k.decision_axes) cols += (cols.empty() ? "" : " / ") + short_name(a.key);
+        json spec{{"kind", "spans"},
+                  {"title", "per-phase bound breakdown: each phase's window coloured by its binding unit"},
+                  {"note", "rows: " + cols + ", fastest first; light: the phase's window, dark: that unit's bound; "
+                                             "rows longer than 3x the best are cut (\u25b8)"},
+                  {"x", {{"title", "time (us, launch included)"}, {"max", xmax / 1000}}},
+                  {"rows", rows},
+                  {"keys", keys}};
+        write_chart(o, spec, 900, 110 + 14 * int(ok.size()));
     }
 };
 
@@ -345,7 +302,7 @@ void write_sweep_report_html(std::ostream& o, const json& meta, const Records& r
         const ContextGroup& g = groups[i];
         o << "<section><h2>" << html_escape(g.label) << "</h2>\n";
         summary_table(o, summary.contexts.at(i));
-        Charts c(k, g, o);
+        Charts c(k, g, summary.contexts.at(i), o);
         if (c.ints.size() >= 2) {
             for (const auto& combo : c.bool_combos()) c.heatmap(combo);
             o << "<br>\n";
@@ -368,6 +325,7 @@ void write_sweep_report_html(std::ostream& o, const json& meta, const Records& r
         }
         o << "</section>\n";
     }
+    write_chart_scripts(o);
     o << "</body></html>\n";
 }
 
