@@ -229,8 +229,28 @@ TEST_CASE("bnsim compare: bad input exits 2 naming file and line, a failed toler
     out = test::bnsim_output("compare " + kSrc + "/configs/measured/m4_vector_add.csv --tolerance 50 --out " + dir + "/html", &st);
     CHECK(st == 0);
     const std::string html = test::slurp(dir + "/html/compare.html");
-    CHECK(html.find("<svg") != std::string::npos);
-    CHECK(html.find("<circle") != std::string::npos);
+    // Charts (sim/report/charts.js): a scatter of the two latency rows in us, the band at the
+    // --tolerance, and the predicted busy time per engine; nothing fetched when the page opens.
+    const auto specs = test::chart_specs(html);
+    REQUIRE(specs.size() == 2);
+    const auto& sc = specs[0];
+    CHECK(sc["kind"] == "scatter");
+    CHECK(sc["x"]["title"] == "measured (\u00b5s)");
+    CHECK(sc["y"]["title"] == "predicted (\u00b5s)");
+    CHECK(sc["band_pct"] == 50);
+    REQUIRE(sc["series"].size() == 1);  // one metric, one unit
+    CHECK(sc["series"][0]["label"] == "latency_ns");
+    REQUIRE(sc["series"][0]["points"].size() == 2);
+    CHECK(sc["series"][0]["points"][0]["x"] == Approx(186));  // M4.free2: 186 us measured
+    CHECK(sc["series"][0]["points"][1]["x"] == Approx(15));
+    CHECK(specs[1]["kind"] == "bars");
+    CHECK(specs[1]["y"]["title"] == "busy time (\u00b5s)");
+    CHECK(specs[1]["series"].size() == 2);  // one bar per point
+    CHECK(html.find("src=\"http") == std::string::npos);
+    CHECK(html.find("<svg") == std::string::npos);
+    if (test::has_chromium())
+        CHECK(test::charts_drawn_in_chromium(dir + "/html/compare.html", dir + "/chromium") ==
+              "data-charts=\"2\" data-chart-errors=\"\"");
 }
 
 TEST_CASE("bnsim compare: a profile against the simulation of its config, per engine and opcode") {

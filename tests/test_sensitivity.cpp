@@ -12,6 +12,7 @@
 #include "sim/sensitivity/uncertain_params.h"
 #include "tests/cli_run.h"
 #include "tests/source_paths.h"
+#include "tests/test_util.h"
 
 using namespace bnsim;
 using json = nlohmann::json;
@@ -66,9 +67,11 @@ TEST_CASE("sensitivity: usable SBUF at the low end of a toy range flips the best
     // left after the kernel's 1024 B reserve), so f_tile 1024 wins; at the preset's 212992 B
     // f_tile 4096 wins (fewer, longer DMAs). The launch cost adds to every config alike.
     int st = 0;
+    const std::string out_dir = test::make_temp_dir("bnsim_sensitivity") + "/page";
     const std::string out = test::bnsim_output("sensitivity " + kSrc + "/configs/default.yaml --json --suggest"
                                   " --axis memory.f_tile=1024,4096 --axis memory.interleave=2 --axis memory.direct_x_residency=true"
-                                  " --range sbuf.usable_bytes_per_partition=60000:212992 --range launch.fixed_ns=9000:9800",
+                                  " --range sbuf.usable_bytes_per_partition=60000:212992 --range launch.fixed_ns=9000:9800"
+                                  " --out " + out_dir,
                                   &st, 600);
     INFO(out);
     REQUIRE(st == 0);
@@ -89,6 +92,33 @@ TEST_CASE("sensitivity: usable SBUF at the low end of a toy range flips the best
     CHECK((*launch)["moves_latency"] == false);  // 800 ns of ~577 us
     for (const char* k : {"name", "low", "high", "latency_low_ns", "latency_high_ns", "best_config_low", "best_config_high"})
         CHECK((*sbuf).contains(k));
+
+    // The tornado chart (sim/report/charts.js "ranges"): one bar per parameter spanning the
+    // latencies over its range, in us, around the base latency; a decision-moving one in red.
+    const auto specs = test::chart_specs(test::slurp(out_dir + "/sensitivity.html"));
+    REQUIRE(specs.size() == 1);
+    const auto& t = specs[0];
+    CHECK(t["kind"] == "ranges");
+    CHECK(t["x"]["title"] == "latency (\u00b5s)");
+    const double base_us = j["base"]["latency_ns"].get<double>() / 1000;
+    CHECK(t["base"]["value"] == Approx(base_us));
+    const json* launch_bar = nullptr;
+    const json* sbuf_bar = nullptr;
+    for (const auto& b : t["bars"]) {
+        CHECK(b["low"].get<double>() <= base_us + 1e-9);
+        CHECK(b["high"].get<double>() >= base_us - 1e-9);
+        if (b["label"] == "launch.fixed_ns") launch_bar = &b;
+        if (b["label"] == "sbuf.usable_bytes_per_partition (decision)") sbuf_bar = &b;
+    }
+    REQUIRE(launch_bar);
+    REQUIRE(sbuf_bar);
+    CHECK((*launch_bar)["high"].get<double>() - (*launch_bar)["low"].get<double>() == Approx(0.8));  // 800 ns
+    CHECK((*launch_bar)["colour"] == "#9ecae1");  // moves neither the latency (over 2%) nor the decision
+    CHECK((*launch_bar)["high_text"].get<std::string>().rfind("9800 ns: +0.1", 0) == 0);  // 800 ns of ~577 us
+    CHECK((*sbuf_bar)["colour"] == "#d62728");
+    if (test::has_chromium())
+        CHECK(test::charts_drawn_in_chromium(out_dir + "/sensitivity.html", out_dir + "/chromium") ==
+              "data-charts=\"1\" data-chart-errors=\"\"");
 }
 
 TEST_CASE("sensitivity: the seed shape's DVE cost row range makes phase 2 DVE-bound at its high end") {

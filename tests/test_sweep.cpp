@@ -316,20 +316,6 @@ TEST_CASE("sweep: bad sweep files and usage are errors with exit status 2") {
 
 namespace {
 
-// The chart specs of a report page, in page order (sim/report/chart_page.h).
-std::vector<nlohmann::json> chart_specs(const std::string& html) {
-    std::vector<nlohmann::json> out;
-    const std::string open = "<script type=\"application/json\" class=\"bnsim-chart\">";
-    for (size_t pos = 0; (pos = html.find(open, pos)) != std::string::npos;) {
-        pos += open.size();
-        const size_t end = html.find("</script>", pos);
-        REQUIRE(end != std::string::npos);
-        out.push_back(nlohmann::json::parse(html.substr(pos, end - pos)));
-        pos = end;
-    }
-    return out;
-}
-
 // A small grid sweep's report page.
 std::string grid_report(SweepDir& d) {
     REQUIRE(run_sweep_child({"sweep", d.sweep(), "-j", "2", "--out", d.out("o")}).exit_code == 0);
@@ -351,7 +337,7 @@ TEST_CASE("sweep: the HTML report's charts are Chart.js specs with units, a colo
     CHECK(html.find("Chart.js v3") != std::string::npos);
     CHECK(html.find("<script src") == std::string::npos);
     CHECK(html.find("<link") == std::string::npos);
-    const auto specs = chart_specs(html);
+    const auto specs = test::chart_specs(html);
     REQUIRE(specs.size() == 5);  // heatmap and line chart for residency on and off, and the phase breakdown
     // Latencies of the ok points, from the results (us).
     std::vector<double> lat;

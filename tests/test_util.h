@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers several test files share.
 #include <filesystem>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -40,6 +41,41 @@ inline std::string slurp(const std::string& path) {
     std::stringstream s;
     s << f.rdbuf();
     return s.str();
+}
+
+// The chart specs of a report page, in page order (sim/report/chart_page.h). An unterminated
+// spec yields an empty list, which every caller's count check catches.
+inline std::vector<nlohmann::json> chart_specs(const std::string& html) {
+    std::vector<nlohmann::json> out;
+    const std::string open = "<script type=\"application/json\" class=\"bnsim-chart\">";
+    for (size_t pos = 0; (pos = html.find(open, pos)) != std::string::npos;) {
+        pos += open.size();
+        const size_t end = html.find("</script>", pos);
+        if (end == std::string::npos) return {};
+        out.push_back(nlohmann::json::parse(html.substr(pos, end - pos)));
+        pos = end;
+    }
+    return out;
+}
+
+// Opens a report page in headless Chromium and returns what its drawing code left on <body>:
+// 'data-charts="N" data-chart-errors="..."', or "" when nothing was drawn. Callers skip when
+// has_chromium() is false.
+inline bool has_chromium() { return std::system("command -v chromium > /dev/null 2>&1") == 0; }
+inline std::string charts_drawn_in_chromium(const std::string& page, const std::string& profile_dir) {
+    const std::string cmd = "timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir=" + profile_dir +
+                            " --dump-dom 'file://" + std::filesystem::absolute(page).string() + "' 2>/dev/null";
+    std::string dom;
+    if (FILE* f = popen(cmd.c_str(), "r")) {
+        char buf[65536];
+        for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) dom.append(buf, n);
+        pclose(f);
+    }
+    const size_t at = dom.find("data-charts=\"");
+    if (at == std::string::npos) return "";
+    const size_t e1 = dom.find("data-chart-errors=\"", at);
+    const size_t e2 = e1 == std::string::npos ? e1 : dom.find('"', e1 + 19);
+    return e2 == std::string::npos ? "" : dom.substr(at, e2 + 1 - at);
 }
 
 // The ConfigError message of loading the run config at path with overrides, "" if it loads.

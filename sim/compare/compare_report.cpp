@@ -1,4 +1,5 @@
 #include "sim/compare/compare_report.h"
+#include "sim/report/chart_page.h"
 #include "sim/report/decimal_text.h"
 #include "sim/report/html_text.h"
 
@@ -84,72 +85,89 @@ void print_profile(const ProfileComparison& r, std::ostream& out) {
     }
 }
 
-// ---- SVG ------------------------------------------------------------------------------
+// ---- Charts (sim/report/charts.js) ---------------------------------------------------
 
-std::string scatter_svg(const std::vector<PointComparison>& points) {
-    std::vector<std::tuple<double, double, std::string>> v;
-    for (const auto& p : points)
-        if (p.measured > 0 && p.predicted > 0) v.emplace_back(p.measured, p.predicted, p.id + " (" + p.metric + ")");
-    if (v.empty()) return "<p>No point to plot.</p>";
-    double lo = 1e300, hi = 0;
-    for (const auto& [m, q, id] : v) lo = std::min({lo, m, q}), hi = std::max({hi, m, q});
-    const bool logscale = hi / lo > 20;
-    auto tr = [&](double x) { return logscale ? std::log10(x) : x; };
-    double a = tr(lo), b = tr(hi);
-    if (b - a < 1e-12) a -= 1, b += 1;
-    const double pad = (b - a) * 0.05;
-    a -= pad, b += pad;
-    const int W = 480, M = 60;
-    auto px = [&](double x) { return M + (tr(x) - a) / (b - a) * (W - 2 * M); };
-    auto py = [&](double y) { return W - M - (tr(y) - a) / (b - a) * (W - 2 * M); };
-    std::ostringstream s;
-    s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << W << "'>";
-    s << "<rect x='" << M << "' y='" << M << "' width='" << W - 2 * M << "' height='" << W - 2 * M
-      << "' fill='none' stroke='#999'/>";
-    s << "<line x1='" << M << "' y1='" << W - M << "' x2='" << W - M << "' y2='" << M
-      << "' stroke='#bbb' stroke-dasharray='4 3'/>";
-    s << "<text x='" << W / 2 << "' y='" << W - 15 << "' text-anchor='middle' font-size='12'>measured"
-      << (logscale ? " (log)" : "") << "</text>";
-    s << "<text x='15' y='" << W / 2 << "' text-anchor='middle' font-size='12' transform='rotate(-90 15 " << W / 2
-      << ")'>predicted" << (logscale ? " (log)" : "") << "</text>";
-    s << "<text x='" << M << "' y='" << W - M + 15 << "' font-size='10'>" << fixed_decimals(lo, 1) << "</text>";
-    s << "<text x='" << W - M << "' y='" << W - M + 15 << "' font-size='10' text-anchor='end'>" << fixed_decimals(hi, 1) << "</text>";
-    for (const auto& [m, q, id] : v)
-        s << "<circle cx='" << fixed_decimals(px(m), 1) << "' cy='" << fixed_decimals(py(q), 1) << "' r='4' fill='#1f77b4'><title>"
-          << html_escape(id) << ": measured " << m << ", predicted " << q << "</title></circle>";
-    s << "</svg>";
-    return s.str();
+const char* const kSeriesColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"};
+
+bool is_time_metric(const std::string& metric) {
+    return metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_ns") == 0;
 }
 
-// Grouped bars: one group per label, one bar per series.
-std::string bars_svg(const std::vector<std::string>& labels, const std::vector<std::string>& series,
-                     const std::vector<std::vector<double>>& values /* [label][series] */, const std::string& unit) {
-    double hi = 0;
-    for (const auto& r : values)
-        for (double x : r) hi = std::max(hi, x);
-    if (hi <= 0) return "<p>No busy time to plot.</p>";
-    const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
-    const int H = 260, M = 40, bw = 16, gap = 18;
-    const int W = M * 2 + int(labels.size()) * (int(series.size()) * bw + gap);
-    std::ostringstream s;
-    s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << std::max(W, 300) << "' height='" << H + 40 << "'>";
-    int x = M;
-    for (size_t i = 0; i < labels.size(); ++i) {
-        for (size_t k = 0; k < series.size(); ++k) {
-            const double h = values[i][k] / hi * (H - M);
-            s << "<rect x='" << x + int(k) * bw << "' y='" << fixed_decimals(H - h, 1) << "' width='" << bw - 2 << "' height='"
-              << fixed_decimals(h, 1) << "' fill='" << colors[k % 6] << "'><title>" << html_escape(labels[i]) << " " << html_escape(series[k])
-              << ": " << fixed_decimals(values[i][k], 3) << " " << unit << "</title></rect>";
-        }
-        s << "<text x='" << x + int(series.size()) * bw / 2 << "' y='" << H + 15
-          << "' font-size='11' text-anchor='middle'>" << html_escape(labels[i]) << "</text>";
-        x += int(series.size()) * bw + gap;
+// One scatter of predicted against measured per unit: times in us, DMA efficiency in percent,
+// anything else under its own name; one series per metric, so no axis mixes units.
+void write_scatters(std::ostream& h, const PointsComparison& r) {
+    struct Group {
+        std::string axis_unit;
+        std::vector<std::string> metrics;
+    };
+    std::vector<Group> groups;
+    auto group_of = [&](const std::string& metric) -> Group& {
+        const std::string unit = is_time_metric(metric) ? "us" : metric == "dma_efficiency" ? "%" : metric;
+        for (auto& g : groups)
+            if (g.axis_unit == unit) return g;
+        groups.push_back({unit, {}});
+        return groups.back();
+    };
+    for (const auto& p : r.points) {
+        if (!(p.measured > 0 && p.predicted > 0)) continue;
+        Group& g = group_of(p.metric);
+        if (std::find(g.metrics.begin(), g.metrics.end(), p.metric) == g.metrics.end()) g.metrics.push_back(p.metric);
     }
-    for (size_t k = 0; k < series.size(); ++k)
-        s << "<text x='" << M + int(k) * 110 << "' y='" << H + 35 << "' font-size='11' fill='" << colors[k % 6] << "'>&#9632; "
-          << html_escape(series[k]) << "</text>";
-    s << "<text x='4' y='14' font-size='11'>max " << fixed_decimals(hi, 3) << " " << unit << "</text></svg>";
-    return s.str();
+    if (groups.empty()) {
+        h << "<p>No point to plot.</p>";
+        return;
+    }
+    const double band = r.tolerance_pct.value_or(10);
+    for (const auto& g : groups) {
+        const double scale = g.axis_unit == "us" ? 1e-3 : g.axis_unit == "%" ? 100 : 1;
+        const std::string unit_text = g.axis_unit == "us" ? " (\u00b5s)" : g.axis_unit == "%" ? " (%)" : "";
+        json series = json::array();
+        double lo = 1e300, hi = 0;
+        for (size_t k = 0; k < g.metrics.size(); ++k) {
+            json pts = json::array();
+            for (const auto& p : r.points)
+                if (p.metric == g.metrics[k] && p.measured > 0 && p.predicted > 0) {
+                    const double x = p.measured * scale, y = p.predicted * scale;
+                    lo = std::min({lo, x, y}), hi = std::max({hi, x, y});
+                    pts.push_back({{"x", x}, {"y", y},
+                                   {"tip", p.id + ": measured " + show(p.metric, p.measured) + ", predicted " +
+                                               show(p.metric, p.predicted) + " (" + pct(p.error_pct) + ")"}});
+                }
+            series.push_back({{"label", g.metrics[k]}, {"colour", kSeriesColours[k % 7]}, {"points", pts}});
+        }
+        const bool log = hi / lo > 20;
+        std::string title = "Predicted against measured";
+        if (g.axis_unit != "us" && g.axis_unit != "%") title += ": " + g.axis_unit;
+        json spec{{"kind", "scatter"},
+                  {"title", title},
+                  {"note", std::string("each point one measured row; dashed: within \u00b1") + fixed_decimals(band, 0) +
+                               (r.tolerance_pct ? "% (--tolerance)" : "%")},
+                  {"x", {{"title", "measured" + unit_text}, {"log", log}}},
+                  {"y", {{"title", "predicted" + unit_text}, {"log", log}}},
+                  {"band_pct", band},
+                  {"series", series}};
+        write_chart(h, spec, 560, 520);
+    }
+}
+
+// Grouped bars of busy time per engine, one bar per series.
+void write_busy_bars(std::ostream& h, const std::string& title, const std::vector<std::string>& labels,
+                     const std::vector<std::string>& series, const std::vector<std::vector<double>>& values_us /* [label][series] */) {
+    json ss = json::array();
+    for (size_t k = 0; k < series.size(); ++k) {
+        json v = json::array(), tips = json::array();
+        for (size_t i = 0; i < labels.size(); ++i) {
+            v.push_back(values_us[i][k]);
+            tips.push_back(series[k] + ", " + labels[i] + ": " + fixed_decimals(values_us[i][k], 3) + " \u00b5s");
+        }
+        ss.push_back({{"label", series[k]}, {"values", v}, {"tips", tips}});
+    }
+    json spec{{"kind", "bars"},
+              {"title", title},
+              {"x", {{"title", "engine"}, {"labels", labels}}},
+              {"y", {{"title", "busy time (\u00b5s)"}}},
+              {"series", ss}};
+    write_chart(h, spec, std::max(520, 60 * int(labels.size() * series.size()) + 160), 340);
 }
 
 }  // namespace
@@ -162,7 +180,7 @@ void print_compare_report(const CompareReport& r, std::ostream& out) {
 std::string compare_html(const CompareReport& report) {
     std::ostringstream h;
     h << "<!DOCTYPE html><html><head><meta charset='utf-8'><title>bnsim compare</title>"
-      << "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+      << "<style>body{font-family:sans-serif;margin:2em}pre{font-size:12px;overflow-x:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
          "padding:2px 8px;text-align:right}td:first-child,th:first-child{text-align:left}</style></head><body>";
     h << "<h1>bnsim compare</h1>";
     if (report.points) {
@@ -171,7 +189,7 @@ std::string compare_html(const CompareReport& report) {
           << (r.mape_pct ? fixed_decimals(*r.mape_pct, 2) + "%" : "-") << ", max error " << pct(r.max_error_pct)
           << ", Spearman " << (r.spearman ? fixed_decimals(*r.spearman, 3) : "-") << ", best config agrees: "
           << (!r.best_config_agrees ? "-" : *r.best_config_agrees ? "yes" : "no") << "</p>";
-        h << "<h2>Predicted against measured</h2>" << scatter_svg(r.points);
+        write_scatters(h, r);
         h << "<table><tr><th>id</th><th>keys</th><th>metric</th><th>measured</th><th>predicted</th><th>error</th></tr>";
         for (const auto& p : r.points)
             h << "<tr><td>" << html_escape(p.id) << "</td><td>" << html_escape(keys_text(p.keys)) << "</td><td>" << p.metric
@@ -195,7 +213,7 @@ std::string compare_html(const CompareReport& report) {
                 }
             values.push_back(row);
         }
-        if (!labels.empty()) h << "<h2>Predicted busy time per engine</h2>" << bars_svg(labels, series, values, "us");
+        if (!labels.empty()) write_busy_bars(h, "Predicted busy time per engine", labels, series, values);
     }
     if (report.profile) {
         const ProfileComparison& p = *report.profile;
@@ -205,12 +223,13 @@ std::string compare_html(const CompareReport& report) {
             labels.push_back(e.name);
             values.push_back({e.measured_ns / 1000, e.predicted_ns / 1000});
         }
-        h << "<h2>Busy time per engine: " << html_escape(p.measured_file) << " against the simulation</h2>"
-          << bars_svg(labels, {"measured", "predicted"}, values, "us");
+        write_busy_bars(h, "Busy time per engine: " + p.measured_file + " against the simulation", labels,
+                        {"measured", "predicted"}, values);
         std::ostringstream t;
         print_profile(p, t);
         h << "<pre>" << html_escape(t.str()) << "</pre>";
     }
+    write_chart_scripts(h);
     h << "</body></html>\n";
     return h.str();
 }

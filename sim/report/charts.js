@@ -4,6 +4,7 @@
 // every spec into a canvas when the page loads. The spec's kind picks the drawing:
 //   heatmap  a grid of values on a colour scale, with the scale's legend and marked cells
 //   lines    series over categories, on a linear or log value axis
+//   bars     grouped bars: one group per category, one bar per series
 //   ranges   horizontal bars from a low to a high value around a base line (a tornado chart)
 //   scatter  measured against predicted, with the y = x line and a band around it
 //   spans    rows of [start, end] spans, coloured by a key (phase windows by binding unit)
@@ -45,6 +46,18 @@
     const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw);
     for (let v = Math.ceil(lo / step) * step; v <= hi * (1 + 1e-9); v += step) out.push(+v.toPrecision(12));
     return out;
+  }
+
+  // [lo, hi] widened to round values: 1, 2 or 5 times a power of ten on a log scale, else
+  // multiples of the round tick step.
+  function roundBounds(lo, hi, log) {
+    if (log) {
+      const down = (v) => { const p = Math.pow(10, Math.floor(Math.log10(v))); return [5, 2, 1].map((m) => m * p).find((x) => x <= v * (1 + 1e-9)); };
+      const up = (v) => { const p = Math.pow(10, Math.floor(Math.log10(v))); return [1, 2, 5, 10].map((m) => m * p).find((x) => x >= v * (1 - 1e-9)); };
+      return [down(lo), up(hi)];
+    }
+    const t = roundTicks(lo, hi, false), step = t.length > 1 ? t[1] - t[0] : Math.abs(lo) || 1;
+    return [Math.floor(lo / step) * step, Math.ceil(hi / step) * step];
   }
 
   function tickText(v) {
@@ -183,6 +196,20 @@
     return new Chart(canvas, { type: 'line', data: { labels: spec.x.labels, datasets }, options });
   }
 
+  // bars: {title, note, x: {title, labels}, y: {title, log}, series: [{label, values, tips}]}
+  function bars(canvas, spec) {
+    const options = base(spec);
+    options.plugins.legend = { position: 'top', align: 'start', labels: { boxWidth: 12 } };
+    options.plugins.tooltip = {
+      callbacks: { label: (c) => spec.series[c.datasetIndex].tips[c.dataIndex] },
+    };
+    options.scales = { x: axis(spec.x, { grid: { display: false } }), y: axis(spec.y, spec.y.log ? {} : { min: 0 }) };
+    const datasets = spec.series.map((s, i) => ({
+      label: s.label, data: s.values, backgroundColor: SERIES[i % 10], barPercentage: 0.85,
+    }));
+    return new Chart(canvas, { type: 'bar', data: { labels: spec.x.labels, datasets }, options });
+  }
+
   // ranges: {title, note, x: {title, log}, base: {value, label}, bars: [{label, low, high,
   //   low_text, high_text, colour, tip}]}: each bar spans [low, high]; the base value is a line.
   function ranges(canvas, spec) {
@@ -191,7 +218,15 @@
     options.layout = { padding: { right: 60, left: 10 } };
     options.plugins.legend = { display: false };
     options.plugins.tooltip = { callbacks: { label: (c) => spec.bars[c.dataIndex].tip } };
-    options.scales = { x: axis(spec.x), y: { grid: { display: false } } };
+    // The value axis spans the bars and the base line, widened to round ticks, not from zero:
+    // the ranges are small beside the base value.
+    const ends = spec.bars.flatMap((b) => [b.low, b.high]).concat([spec.base.value]);
+    const t = roundTicks(Math.min(...ends), Math.max(...ends), false), step = t.length > 1 ? t[1] - t[0] : 1;
+    const lo = Math.min(...ends), hi = Math.max(...ends);
+    options.scales = {
+      x: axis(spec.x, { min: Math.floor(lo / step - 0.5) * step, max: Math.ceil(hi / step + 0.5) * step }),
+      y: { grid: { display: false } },
+    };
     const data = spec.bars.map((b) => [b.low, b.high]);
     const endLabels = {
       id: 'bnsimRanges',
@@ -211,7 +246,7 @@
         ctx.lineTo(x, a.bottom);
         ctx.stroke();
         ctx.restore();
-        text(ctx, spec.base.label, x + 4, a.top + 8, { align: 'left', color: '#222', size: 10 });
+        text(ctx, spec.base.label, x + 4, a.bottom - 8, { align: 'left', color: '#222', size: 10 });
       },
     };
     return new Chart(canvas, {
@@ -222,15 +257,17 @@
     });
   }
 
-  // scatter: {title, note, x: {title, log}, y: {title, log}, band_pct, points: [{x, y, label,
-  //   colour}]}: the points, the y = x line and y = x (1 +- band_pct / 100).
+  // scatter: {title, note, x: {title, log}, y: {title, log}, band_pct, series: [{label, colour,
+  //   points: [{x, y, tip}]}]}: the points, the y = x line and y = x (1 +- band_pct / 100).
   function scatter(canvas, spec) {
-    const xs = spec.points.map((p) => p.x), ys = spec.points.map((p) => p.y);
-    const lo = Math.min(...xs, ...ys) / 1.15, hi = Math.max(...xs, ...ys) * 1.15;
+    const all = spec.series.flatMap((s) => s.points);
+    const xs = all.map((p) => p.x), ys = all.map((p) => p.y);
+    const [lo, hi] = roundBounds(Math.min(...xs, ...ys) / 1.1, Math.max(...xs, ...ys) * 1.1, spec.x.log);
     const options = base(spec);
     options.plugins.legend = { position: 'bottom', labels: { boxWidth: 12, filter: (l) => l.text !== '' } };
+    const n = spec.series.length;
     options.plugins.tooltip = {
-      callbacks: { label: (c) => (c.datasetIndex === 0 ? spec.points[c.dataIndex].label : '') },
+      callbacks: { label: (c) => (c.datasetIndex < n ? spec.series[c.datasetIndex].points[c.dataIndex].tip : '') },
     };
     const x = axis(spec.x, { min: lo, max: hi }), y = axis(spec.y, { min: lo, max: hi });
     options.scales = { x, y };
@@ -239,15 +276,16 @@
       borderWidth: 1, borderDash: dash, pointRadius: 0, fill: false,
     });
     const band = spec.band_pct / 100;
+    const points = spec.series.map((s) => ({
+      label: s.label, data: s.points.map((p) => ({ x: p.x, y: p.y })), backgroundColor: s.colour, pointRadius: 4,
+    }));
     return new Chart(canvas, {
       type: 'scatter',
-      data: { datasets: [
-        { label: 'rows', data: spec.points.map((p) => ({ x: p.x, y: p.y })),
-          backgroundColor: spec.points.map((p) => p.colour), pointRadius: 4 },
+      data: { datasets: points.concat([
         line(1, 'predicted = measured', []),
         line(1 + band, 'within \u00b1' + spec.band_pct + '%', [4, 3]),
         line(1 - band, '', [4, 3]),
-      ] },
+      ]) },
       options,
     });
   }
@@ -300,7 +338,7 @@
                                plugins: [endText] });
   }
 
-  const KINDS = { heatmap, lines, ranges, scatter, spans };
+  const KINDS = { heatmap, lines, bars, ranges, scatter, spans };
 
   function drawAll() {
     let drawn = 0;

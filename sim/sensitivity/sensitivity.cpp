@@ -16,6 +16,7 @@
 #include "sim/runner/parallel_for.h"
 #include "sim/runner/simulation_runner.h"
 #include "sim/report/decimal_text.h"
+#include "sim/report/chart_page.h"
 #include "sim/report/html_text.h"
 #include "sim/report/json_or_null.h"
 #include "sim/report/run_report.h"
@@ -555,35 +556,50 @@ void print_sensitivity(const SensitivityReport& r, std::ostream& out) {
 std::string sensitivity_html(const SensitivityReport& r) {
     std::ostringstream h;
     h << "<!DOCTYPE html><html><head><meta charset='utf-8'><title>bnsim sensitivity</title>"
-      << "<style>body{font-family:sans-serif;margin:2em}</style></head><body><h1>bnsim sensitivity</h1>";
+      << "<style>body{font-family:sans-serif;margin:2em}pre{font-size:12px;overflow-x:auto}</style></head><body><h1>bnsim sensitivity</h1>";
     const double L = r.base.latency_ns.value_or(0);
-    double span = 1e-9;
-    for (const auto& p : r.params) span = std::max(span, p.max_change_pct);
-    const int W = 960, left = 400, row = 22, mid = left + (W - left) / 2;
-    const int H = row * int(r.params.size()) + 50;
-    h << "<p>" << r.config << ": base latency " << fixed_decimals(L / 1000, 2)
-      << " us. Bars: latency change at the low (blue) and high (orange) end of each estimate's range.</p>";
-    h << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H << "'>";
-    h << "<line x1='" << mid << "' y1='10' x2='" << mid << "' y2='" << H - 30 << "' stroke='#333'/>";
-    int y = 15;
-    const double scale = (W - left) / 2.0 / span;
+    h << "<p>" << html_escape(r.config) << ": base latency " << fixed_decimals(L / 1000, 2) << " \u00b5s.</p>";
+    // A tornado chart: per estimate, the latencies its range spans (ends and inside samples),
+    // each end labelled with the parameter's value and the change it makes.
+    json bars = json::array();
     for (const auto& p : r.params) {
-        h << "<text x='" << left - 6 << "' y='" << y + 13 << "' font-size='12' text-anchor='end'>" << p.name
-          << (p.moves_decision ? " (decision)" : "") << "</text>";
-        for (const char* end : {"low", "high"}) {
-            const double c = (end[0] == 'l' ? p.change_low_pct : p.change_high_pct).value_or(0);
-            const double x0 = c < 0 ? mid + c * scale : mid, w = std::fabs(c) * scale;
-            h << "<rect x='" << fixed_decimals(x0, 1) << "' y='" << y + (end[0] == 'l' ? 2 : 10) << "' width='" << fixed_decimals(std::max(w, 0.5), 1)
-              << "' height='8' fill='" << (end[0] == 'l' ? "#1f77b4" : "#ff7f0e") << "'><title>" << end << " end: "
-              << fixed_decimals(c, 2) << "%</title></rect>";
+        std::optional<std::pair<double, const RangeSample*>> lo, hi;
+        for (const auto& s : p.samples) {
+            if (!s.latency_ns) continue;
+            if (!lo || *s.latency_ns < lo->first) lo = {{*s.latency_ns, &s}};
+            if (!hi || *s.latency_ns > hi->first) hi = {{*s.latency_ns, &s}};
         }
-        y += row;
+        if (!lo) continue;
+        auto end_text = [&](const RangeSample& s) {
+            return short_number(s.value) + (p.unit.empty() ? "" : " " + p.unit) + ": " +
+                   (s.change_pct ? signed_percent(*s.change_pct) : std::string("-"));
+        };
+        const double low_us = std::min(lo->first, L) / 1000, high_us = std::max(hi->first, L) / 1000;
+        bars.push_back({{"label", p.name + (p.moves_decision ? " (decision)" : "")},
+                        {"low", low_us},
+                        {"high", high_us},
+                        {"low_text", lo->first < L ? end_text(*lo->second) : ""},
+                        {"high_text", hi->first > L ? end_text(*hi->second) : lo->first < L ? "" : "no change"},
+                        {"colour", p.moves_decision ? "#d62728" : p.moves_latency ? "#1f77b4" : "#9ecae1"},
+                        {"tip", p.name + " over " + short_number(p.low) + " to " + short_number(p.high) +
+                                    (p.unit.empty() ? "" : " " + p.unit) + ": " + fixed_decimals(lo->first / 1000, 2) +
+                                    " to " + fixed_decimals(hi->first / 1000, 2) + " \u00b5s"}});
     }
-    h << "<text x='" << mid << "' y='" << H - 10 << "' font-size='11' text-anchor='middle'>latency change, +/- " << fixed_decimals(span, 1)
-      << "% full scale</text></svg>";
+    if (!bars.empty()) {
+        json spec{{"kind", "ranges"},
+                  {"title", "Latency over each estimate's range"},
+                  {"note", "dark blue: moves the latency more than " + fixed_decimals(r.threshold_pct, 0) +
+                               "%; red: also changes the kernel's decision; light: neither. Dashed: the base latency."},
+                  {"x", {{"title", "latency (\u00b5s)"}}},
+                  {"base", {{"value", L / 1000}, {"label", "base " + fixed_decimals(L / 1000, 2) + " \u00b5s"}}},
+                  {"bars", bars}};
+        write_chart(h, spec, 1000, 90 + 26 * int(bars.size()));
+    }
     std::ostringstream t;
     print_sensitivity(r, t);
-    h << "<pre>" << html_escape(t.str()) << "</pre></body></html>\n";
+    h << "<pre>" << html_escape(t.str()) << "</pre>";
+    write_chart_scripts(h);
+    h << "</body></html>\n";
     return h.str();
 }
 
