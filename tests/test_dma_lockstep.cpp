@@ -15,6 +15,7 @@
 
 #include "models/dma_scheduler.h"
 #include "sim/config/run_config.h"
+#include "tests/test_util.h"
 
 using namespace bnsim;
 
@@ -158,6 +159,7 @@ TEST_CASE("DMA lockstep groups: decisions equal the engines deciding one by one"
         drivers.push_back(
             std::make_unique<Driver>(("driver" + n).c_str(), hws[i], *grouped[i], *plain[i], cases[i].cores, uint32_t(i + 1)));
     }
+    test::leak_check_before_systemc_threads();  // hundreds of SystemC threads stay alive to exit
     sc_core::sc_start();
     for (size_t i = 0; i < hws.size(); ++i) {
         INFO("case " << i);

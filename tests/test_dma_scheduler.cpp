@@ -6,6 +6,7 @@
 
 #include "models/dma_scheduler.h"
 #include "sim/config/run_config.h"
+#include "tests/test_util.h"
 
 using namespace bnsim;
 
@@ -54,6 +55,7 @@ TEST_CASE("DMA scheduler: descriptors reaching two engines at one instant reserv
     // Pushed engine 1 first; both reach their queues at 1000 ns.
     dma.push(e1, hbm_read(1, 1000), 1000);
     dma.push(e0, hbm_read(0, 1000), 1000);
+    test::leak_check_before_systemc_threads();  // its SystemC threads stay alive to exit
     sc_core::sc_start();
     REQUIRE(rule.descriptor_ns(1000) < 100);  // 1000 B: 51.5 ns on an engine, 100 ns on the channel
     REQUIRE(sink.seen.size() == 2);
