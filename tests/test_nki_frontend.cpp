@@ -4,6 +4,8 @@
 // and W1's profile.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include <dirent.h>
@@ -273,4 +275,36 @@ TEST_CASE("a kernel the frontend refuses leaves no trace file behind") {
         if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") ++entries;
     closedir(d);
     CHECK(entries == 0);
+}
+
+TEST_CASE("one command traces an NKI kernel once per distinct request, and its children share the trace") {
+    // Three rows of one kernel at different DMA trigger costs need one trace (the hardware value
+    // does not reach the frontend); a fourth at another usable SBUF size changes the frontend's
+    // target, so it is traced again. The interpreter is a wrapper that counts its starts.
+    const std::string d = make_temp_dir("bnsim_trace_cache");
+    REQUIRE(!d.empty());
+    put(d + "/py.sh", "#!/bin/sh\necho start >> " + d + "/starts\nexec " +
+                          std::string(access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3") + " \"$@\"\n");
+    REQUIRE(chmod((d + "/py.sh").c_str(), 0755) == 0);
+    put(d + "/k.yaml", "hardware: " + kRoot + "/configs/hw/trn2.yaml\nkernel: nki\nnki:\n  source: " + kRoot +
+                           "/kernels/nki/examples/transpose.py\n  function: transpose\n  args:\n"
+                           "    x: {shape: [256, 256], dtype: float32}\n  python: " + d + "/py.sh\n");
+    put(d + "/m.csv",
+        "id,config,hardware.dma.trigger_cycles,hardware.sbuf.usable_bytes_per_partition,latency_us\n"
+        "a,k.yaml,64,212992,10\nb,k.yaml,100,212992,10\nc,k.yaml,200,212992,10\nd,k.yaml,64,200000,10\n");
+    mkdir((d + "/tmp").c_str(), 0700);
+    setenv("TMPDIR", (d + "/tmp").c_str(), 1);  // this case's own process (ctest runs one per process)
+    const CliResult r = run_bnsim({"compare", d + "/m.csv", "-j", "1", "--json"}, CliOptions{120, "", 0});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string starts = slurp(d + "/starts");
+    CHECK(std::count(starts.begin(), starts.end(), '\n') == 2);
+    // The cache folder went with the command.
+    CHECK(std::filesystem::is_empty(d + "/tmp"));
+    // A cached trace predicts what a fresh one does.
+    const json j = json::parse(r.out);
+    const json run = run_json(d + "/k.yaml", {"hardware.dma.trigger_cycles=100"});
+    REQUIRE(j["points"].size() == 4);
+    CHECK(j["points"][1]["id"] == "b");
+    CHECK(j["points"][1]["predicted_us"].get<double>() == Approx(run["latency_ns"].get<double>() / 1000).epsilon(1e-9));
 }

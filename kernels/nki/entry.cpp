@@ -191,6 +191,12 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
                      {"loop_buffers", p.loop_buffers}};
     FrontendRequest r;
     r.python = interpreter(p.python);
+    {
+        std::error_code e1, e2;
+        const auto size = std::filesystem::file_size(p.source, e1);
+        const auto when = std::filesystem::last_write_time(p.source, e2);
+        if (!e1 && !e2) r.source_stamp = std::to_string(size) + " " + std::to_string(when.time_since_epoch().count());
+    }
     r.request_json = req.dump();
     TraceFile tf = run_frontend(r);
     if (tf.trace.num_cores != t.num_cores)

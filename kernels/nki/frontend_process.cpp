@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/kernel_target.h"
+#include "kernels/trace_cache.h"
 
 extern char** environ;
 
@@ -58,7 +59,17 @@ std::string frontend_dir() {
     return BNSIM_NKI_FRONTEND_DIR;
 }
 
+static TraceFile read_frontend_trace(const std::string& file) {
+    try {
+        return read_trace_file(file);
+    } catch (const TraceFileError& e) {
+        throw KernelError(std::string("nki: the frontend wrote a trace bnsim cannot read: ") + e.what());
+    }
+}
+
 TraceFile run_frontend(const FrontendRequest& r) {
+    const std::string key = r.python + "\n" + frontend_dir() + "\n" + r.source_stamp + "\n" + r.request_json;
+    if (const auto cached = cached_trace(key)) return read_frontend_trace(*cached);
     TempDir dir;
     const std::string req = dir.path + "/request.json", out = dir.path + "/trace.jsonl";
     {
@@ -142,11 +153,9 @@ TraceFile run_frontend(const FrontendRequest& r) {
                           (WIFSIGNALED(status) ? " with signal " + std::to_string(WTERMSIG(status)) : "") +
                           (line.empty() ? std::string() : ": " + line));
     }
-    try {
-        return read_trace_file(out);
-    } catch (const TraceFileError& e) {
-        throw KernelError(std::string("nki: the frontend wrote a trace bnsim cannot read: ") + e.what());
-    }
+    TraceFile tf = read_frontend_trace(out);
+    put_cached_trace(key, out);
+    return tf;
 }
 
 }  // namespace bnsim::nki

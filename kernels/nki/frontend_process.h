@@ -12,9 +12,12 @@ struct FrontendRequest {
     std::string python = "python3";  // the interpreter, looked up on PATH unless it has a '/'
     std::string request_json;        // what bnsim_nki.run reads (source, function, args, target)
     double timeout_s = 300;
+    // The kernel file's size and modification time: with the request, what the trace depends on
+    // (the key of kernels/trace_cache.h; a kernel edited during a command is traced again).
+    std::string source_stamp;
 };
 
-// The trace, or KernelError with the frontend's one-line message (which names the kernel file
+// The trace (the command's cached one when it traced this request before), or KernelError with the frontend's one-line message (which names the kernel file
 // and line) or with what went wrong running it.
 TraceFile run_frontend(const FrontendRequest& r);
 

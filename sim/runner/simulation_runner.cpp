@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <memory>
 #include <thread>
 
 #include "configfile/config_error.h"
+#include "kernels/trace_cache.h"
+#include "sim/output/output_file.h"
 #include "sim/output/error_line.h"
 #include "sim/simulate/run_metrics.h"
 #include "sim/runner/child_process.h"
@@ -56,6 +60,20 @@ SimOutcome run_simulation_exec(const SimRequest& r, double timeout_s) {
     return o;
 }
 
+// The folder in which the children share the traces an outside frontend made (kernels/
+// trace_cache.h), opened by the first batch and removed when this process exits or a signal ends
+// it. Without it (no temporary folder can be made) every child traces for itself.
+void open_trace_cache() {
+    static std::unique_ptr<TempDir> cache;
+    if (cache || !trace_cache_dir().empty()) return;
+    try {
+        const char* base = std::getenv("TMPDIR");
+        cache = std::make_unique<TempDir>(base && *base ? base : "/tmp", "bnsim-traces-");
+        set_trace_cache_dir(cache->path());
+    } catch (const std::exception&) {
+    }
+}
+
 }  // namespace
 
 SimOutcome run_simulation_here(const SimRequest& r) {
@@ -98,6 +116,7 @@ std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests,
         for (auto& t : threads) t.join();
         return out;
     }
+    open_trace_cache();
     PoolOptions po;
     po.jobs = jobs;
     po.timeout_s = timeout_s;
