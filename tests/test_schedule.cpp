@@ -6,6 +6,7 @@
 
 #include "sim/config/run_config.h"
 #include "sim/schedule/schedule.h"
+#include "sim/simulate/simulate.h"
 #include "tests/test_util.h"
 
 using namespace bnsim;
@@ -109,5 +110,20 @@ TEST_CASE("schedule: a simulation's streams-only list schedule has the timeline'
         CHECK(streams.est_occupy.empty());
         CHECK(streams.est_waited_on.empty());
         CHECK(streams.est_dma.empty());
+    }
+}
+
+TEST_CASE("estimate_latency_ns equals the estimate's latency, for any hardware, from dependents built once") {
+    // The decision commands rank by the short form; it must be the same figure as the report's.
+    for (const char* layer : {"/configs/default.yaml", "/configs/layers/bn3d_relu_lnc2.yaml"}) {
+        const RunConfig cfg = load_run_config(std::string(BNSIM_SOURCE_DIR) + layer, {});
+        const GeneratedKernel k = cfg.generate();
+        const Dependents deps(k.trace);
+        for (const char* set : {"hardware.dma.trigger_cycles=64", "hardware.launch.fixed_ns=12000",
+                                "hardware.hbm.bandwidth_gbps=300"}) {
+            INFO(layer << " " << set);
+            const HwConfig hw = load_run_config(std::string(BNSIM_SOURCE_DIR) + layer, parse_overrides({set})).hw;
+            CHECK(estimate_latency_ns(hw, k.trace, deps) == estimate(hw, k.trace).latency_ns);  // bit for bit
+        }
     }
 }

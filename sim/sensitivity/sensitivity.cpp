@@ -57,6 +57,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     // Each grid point's config (parsed once) and its trace on the preset's target.
     std::vector<std::optional<RunConfig>> gcfg(grid.size());
     std::vector<std::optional<GeneratedKernel>> gtrace(grid.size());
+    std::vector<std::optional<Dependents>> gdeps(grid.size());  // each trace's, for its estimates
     std::vector<std::string> gerror(grid.size());
     for (size_t g = 0; g < grid.size(); ++g) {
         Overrides ov = base_sets;
@@ -66,6 +67,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
         gcfg[g] = load_run_config(o.config, ov, origins);  // a grid value the config rejects: ConfigError (exit 2)
         try {
             gtrace[g] = gcfg[g]->generate();
+            gdeps[g].emplace(gtrace[g]->trace);
         } catch (const KernelError& e) {
             gerror[g] = e.what();  // infeasible on the preset (e.g. over the SBUF budget)
         }
@@ -140,7 +142,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
             try {
                 if (c.target() == gcfg[g]->target()) {  // the grid config's own trace holds
                     if (!gtrace[g]) continue;                  // infeasible on this target too
-                    r.est_ns[g] = estimate(c.hw, gtrace[g]->trace).latency_ns;
+                    r.est_ns[g] = estimate_latency_ns(c.hw, gtrace[g]->trace, *gdeps[g]);
                 } else {
                     RunConfig gc = *gcfg[g];
                     gc.hw = c.hw;

@@ -13,6 +13,7 @@
 #include "trace/execution_observer.h"
 #include "models/hw_config.h"
 #include "sim/schedule/schedule_policy.h"
+#include "trace/dependents.h"
 #include "trace/trace.h"
 
 namespace bnsim {
@@ -81,6 +82,11 @@ SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opt
 // any number of calls per process. Trains go back to back on idealised DMA engines (no HBM
 // contention) and sendrecv is its trigger plus the transfer (no rendezvous).
 SimResult estimate(const HwConfig& hw, const Trace& trace);
+
+// The estimate's latency alone, what the decision commands rank thousands of (config, hardware)
+// pairs by: estimate(hw, trace).latency_ns without the statistics of a report, from the trace's
+// dependents built once by the caller (the same for every hardware).
+double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents);
 
 // Adds each DMA queue's busy time (the union of its DMAs' [start, data end]) and DMA count to
 // res.units (cores already sized) from res.timing (simulate() and estimate()).
