@@ -101,19 +101,25 @@ else
 fi
 
 # 3. The decision commands, whole process (child processes included): bnsim tune on the seed shape
-#    and on the LNC=2 layer (issue 26's goal: each <= 10 s on 2 cores), sensitivity and calibrate.
+#    and on the LNC=2 layer (issue 26's goal: each <= 10 s on 2 cores), and issue 23's four
+#    targets: sensitivity, calibrate, the seed grid sweep and the 101-row fit of three parameters.
 echo
-echo "| decision command | wall | CPU | peak RSS |"
-echo "|---|---|---|---|"
+echo "| decision command | wall | CPU | peak RSS | target (wall) |"
+echo "|---|---|---|---|---|"
+fit=("$bnsim" fit configs/calibration/measurements.yaml --params dma.sw_dge_issue_ns,hbm.latency_ns,dma.trigger_cycles --max-evals 40)
 dcmds=("$bnsim" tune configs/default.yaml --- "$bnsim" tune configs/layers/bn3d_relu_lnc2.yaml
-       --- "$bnsim" sensitivity configs/default.yaml --- "$bnsim" calibrate)
+       --- "$bnsim" sensitivity configs/default.yaml --- "$bnsim" calibrate
+       --- sh -c "rm -rf '$tmp/sweep.out' && exec '$bnsim' sweep configs/sweeps/seed_grid.yaml -j 2 --out '$tmp/sweep.out'"
+       --- "${fit[@]}")
 dnames=("bnsim tune configs/default.yaml" "bnsim tune configs/layers/bn3d_relu_lnc2.yaml"
-        "bnsim sensitivity configs/default.yaml" "bnsim calibrate")
+        "bnsim sensitivity configs/default.yaml" "bnsim calibrate" "bnsim sweep configs/sweeps/seed_grid.yaml -j 2"
+        "bnsim fit (101 rows, 3 parameters, --max-evals 40)")
+dtargets=("10 s" "10 s" "1 s" "0.3 s" "0.4 s" "3 s")
 python3 scripts/bench/min_time.py "$n" "$tmp/dout" "${dcmds[@]}" > "$tmp/dtimes" || true
 for k in "${!dnames[@]}"; do
   read -r w c kib < <(sed -n "$((k + 1))p" "$tmp/dtimes")
-  python3 -c 'import sys; print(f"| {sys.argv[1]} | {float(sys.argv[2]):.2f} s | {float(sys.argv[3]):.2f} s | {int(sys.argv[4]) / 1024:.0f} MiB |")' \
-    "${dnames[$k]}" "$w" "$c" "$kib"
+  python3 -c 'import sys; w = float(sys.argv[2]); t = float(sys.argv[5].split()[0]); m = "met" if w <= t else "not met"; print(f"| {sys.argv[1]} | {w:.2f} s | {float(sys.argv[3]):.2f} s | {int(sys.argv[4]) / 1024:.0f} MiB | {sys.argv[5]}: {m} |")' \
+    "${dnames[$k]}" "$w" "$c" "$kib" "${dtargets[$k]}"
 done
 echo
 echo "conditions: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end, minimum of $n runs"
