@@ -216,6 +216,7 @@
     const options = base(spec);
     options.indexAxis = 'y';
     options.layout = { padding: { right: 60, left: 10 } };
+    options.plugins.subtitle.padding = { bottom: 20 };  // room for the base line's label
     options.plugins.legend = { display: false };
     options.plugins.tooltip = { callbacks: { label: (c) => spec.bars[c.dataIndex].tip } };
     // The value axis spans the bars and the base line, widened to round ticks, not from zero:
@@ -246,7 +247,7 @@
         ctx.lineTo(x, a.bottom);
         ctx.stroke();
         ctx.restore();
-        text(ctx, spec.base.label, x + 4, a.bottom - 8, { align: 'left', color: '#222', size: 10 });
+        text(ctx, spec.base.label, x + 4, a.top - 9, { align: 'left', color: '#222', size: 10 });  // above the bars
       },
     };
     return new Chart(canvas, {
