@@ -6,6 +6,8 @@
 #include <iterator>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace bnsim {
 
 namespace {
@@ -48,7 +50,7 @@ void put_cached_trace(const std::string& key, const std::string& file) {
     const std::string s = stem(key);
     // The key first, then the trace: a reader that finds the trace finds its key beside it. Two
     // children tracing the same kernel at once write the same bytes.
-    const std::string tmp = s + ".key." + std::to_string(std::hash<std::string>{}(file));
+    const std::string tmp = s + ".key." + std::to_string(getpid());  // this writer's own
     {
         std::ofstream f(tmp, std::ios::binary);
         f << key;

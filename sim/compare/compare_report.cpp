@@ -1,4 +1,5 @@
 #include "sim/compare/compare_report.h"
+#include "sim/measured/measured_runs.h"
 #include "sim/report/chart_page.h"
 #include "sim/report/decimal_text.h"
 #include "sim/report/html_text.h"
@@ -17,7 +18,7 @@ namespace {
 
 // A value in its metric's unit, readable: ns metrics in ns or us, fractions as percent.
 std::string show(const std::string& metric, double v) {
-    if (metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_ns") == 0)
+    if (metric_is_ns(metric))
         return v >= 10000 ? fixed_decimals(v / 1000, 2) + " us" : fixed_decimals(v, v >= 1000 ? 0 : 1) + " ns";
     if (metric == "dma_efficiency") return fixed_decimals(v * 100, 2) + " %";
     return fixed_decimals(v, 3);
@@ -87,12 +88,6 @@ void print_profile(const ProfileComparison& r, std::ostream& out) {
 
 // ---- Charts (sim/report/charts.js) ---------------------------------------------------
 
-const char* const kSeriesColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"};
-
-bool is_time_metric(const std::string& metric) {
-    return metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_ns") == 0;
-}
-
 // One scatter of predicted against measured per unit: times in us, DMA efficiency in percent,
 // anything else under its own name; one series per metric, so no axis mixes units.
 void write_scatters(std::ostream& h, const PointsComparison& r) {
@@ -102,7 +97,7 @@ void write_scatters(std::ostream& h, const PointsComparison& r) {
     };
     std::vector<Group> groups;
     auto group_of = [&](const std::string& metric) -> Group& {
-        const std::string unit = is_time_metric(metric) ? "us" : metric == "dma_efficiency" ? "%" : metric;
+        const std::string unit = metric_is_ns(metric) ? "us" : metric == "dma_efficiency" ? "%" : metric;
         for (auto& g : groups)
             if (g.axis_unit == unit) return g;
         groups.push_back({unit, {}});
@@ -133,7 +128,7 @@ void write_scatters(std::ostream& h, const PointsComparison& r) {
                                    {"tip", p.id + ": measured " + show(p.metric, p.measured) + ", predicted " +
                                                show(p.metric, p.predicted) + " (" + pct(p.error_pct) + ")"}});
                 }
-            series.push_back({{"label", g.metrics[k]}, {"colour", kSeriesColours[k % 7]}, {"points", pts}});
+            series.push_back({{"label", g.metrics[k]}, {"points", pts}});
         }
         const bool log = hi / lo > 20;
         std::string title = "Predicted against measured";

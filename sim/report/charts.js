@@ -258,8 +258,8 @@
     });
   }
 
-  // scatter: {title, note, x: {title, log}, y: {title, log}, band_pct, series: [{label, colour,
-  //   points: [{x, y, tip}]}]}: the points, the y = x line and y = x (1 +- band_pct / 100).
+  // scatter: {title, note, x: {title, log}, y: {title, log}, band_pct, series: [{label, points:
+  //   [{x, y, tip}]}]}: the points, the y = x line and y = x (1 +- band_pct / 100).
   function scatter(canvas, spec) {
     const all = spec.series.flatMap((s) => s.points);
     const xs = all.map((p) => p.x), ys = all.map((p) => p.y);
@@ -277,8 +277,8 @@
       borderWidth: 1, borderDash: dash, pointRadius: 0, fill: false,
     });
     const band = spec.band_pct / 100;
-    const points = spec.series.map((s) => ({
-      label: s.label, data: s.points.map((p) => ({ x: p.x, y: p.y })), backgroundColor: s.colour, pointRadius: 4,
+    const points = spec.series.map((s, i) => ({
+      label: s.label, data: s.points.map((p) => ({ x: p.x, y: p.y })), backgroundColor: SERIES[i % 10], pointRadius: 4,
     }));
     return new Chart(canvas, {
       type: 'scatter',

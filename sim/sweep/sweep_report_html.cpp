@@ -57,9 +57,8 @@ struct Charts {
     std::map<std::string, std::string> auto_v;
 
     // The best is the summary's (on a tie the kernel's own choice); every other point within the
-    // tie rule of the fastest is marked as tied with it.
+    // tie rule of the fastest (lo) is marked as tied with it.
     std::map<std::string, std::string> best_v;  // the best's decisions
-    double fastest = 0;
 
     Charts(const SweepKernel& kernel, const ContextGroup& group, const ContextSummary& summary, std::ostream& out)
         : k(kernel), g(group), o(out) {
@@ -72,7 +71,6 @@ struct Charts {
                 hi = first ? l : std::max(hi, l);
                 first = false;
             }
-        fastest = lo;
         if (g.auto_record && g.auto_record->ok()) auto_v = decision_values(*g.auto_record, k);
         if (summary.best)
             for (const SweepRecord* r : g.records)
@@ -82,7 +80,7 @@ struct Charts {
     std::string mark(const SweepRecord& r) const {
         if (!r.ok()) return "";
         if (!best_v.empty() && decision_values(r, k) == best_v) return "best";  // the auto point's twin too
-        return within_tie(r.latency_ns(), fastest, kTiePct) ? "tied" : "";
+        return within_tie(r.latency_ns(), lo, kTiePct) ? "tied" : "";
     }
     std::string decisions_title(const std::map<std::string, std::string>& combo) const {
         return short_name(ints[1]->key) + " x " + short_name(ints[0]->key) + (combo.empty() ? "" : ", " + combo_label(combo));
