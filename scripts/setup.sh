@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-run}"
 
-packages=(build-essential cmake pkg-config python3 libsystemc-dev libspdlog-dev libcli11-dev catch2 libexpat1-dev
+packages=(build-essential cmake pkg-config python3 libsystemc-dev libspdlog-dev libcli11-dev catch2
           libyaml-cpp-dev nlohmann-json3-dev libnlopt-dev libjs-chart.js)
 # The sanitizer and fuzzing build uses clang (libFuzzer and its runtimes ship in libclang-rt).
 case "$mode" in sanitize|fuzz) packages+=(clang libclang-rt-14-dev) ;; esac
