@@ -19,7 +19,7 @@ DmaController::DmaController(sc_core::sc_module_name name, const CostModel& cost
 void DmaController::trigger(uint32_t id) {
     const Instruction& ins = trace_.instructions()[id];
     ExecRecord& r = sb_.record(id);
-    const DmaIssue is = rule_.issue(ins.dma.dge, r.ready_ns, now_ns(), dge_);
+    const DmaIssue is = rule_.issue(ins.dma.dge, ins.engine, r.ready_ns, now_ns(), dge_);
     r.issue_start_ns = is.start;
     r.issue_end_ns = is.end;
     InFlight& f = inflight_[id];

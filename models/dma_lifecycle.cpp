@@ -17,6 +17,7 @@ DmaPlan DmaLifecycle::plan(const Instruction& ins, const Trace& trace) const {
     p.dma = ins.id;
     p.queue = ins.dma.queue;
     p.dge = ins.dma.dge;
+    p.issuer = ins.engine;
     p.shape = dma_row_shape(ins);
     std::vector<DmaTrain> by_engine(size_t(hw_.dma.engines_per_core));
     uint32_t last_bytes = 0;  // a DMA's descriptors are mostly of one size: price each size once
@@ -71,6 +72,7 @@ const DmaPlan& DmaPlanner::plan(const Instruction& ins, const Trace& trace) {
         last_.dma = ins.id;
         last_.queue = ins.dma.queue;
         last_.dge = ins.dma.dge;
+        last_.issuer = ins.engine;
         last_.shape = src.shape;
         return last_;
     }
@@ -80,10 +82,10 @@ const DmaPlan& DmaPlanner::plan(const Instruction& ins, const Trace& trace) {
     return last_;
 }
 
-DmaIssue DmaLifecycle::issue(DgeMode mode, double stream_ready, double triggered, Dge& dge) const {
+DmaIssue DmaLifecycle::issue(DgeMode mode, Engine issuer, double stream_ready, double triggered, Dge& dge) const {
     DmaIssue r;
     if (mode == DgeMode::hardware) {
-        std::tie(r.start, r.end) = dge.issue(triggered);
+        std::tie(r.start, r.end) = dge.issue(triggered, issuer);
         r.dispatch = r.end + hw_.dma.dispatch_ns;
         return r;
     }
@@ -113,7 +115,7 @@ IdealDmaTimeline::IdealDmaTimeline(const DmaLifecycle& rule)
 
 DmaTimes IdealDmaTimeline::run(const DmaPlan& p, double stream_ready, double triggered) {
     DmaTimes t;
-    const DmaIssue is = rule_.issue(p.dge, stream_ready, triggered, dge_);
+    const DmaIssue is = rule_.issue(p.dge, p.issuer, stream_ready, triggered, dge_);
     t.issue_start = is.start;
     t.issue_end = is.end;
     t.dispatch = is.dispatch;

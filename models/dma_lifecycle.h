@@ -4,7 +4,7 @@
 // DmaEngine), the list scheduler's estimate (IdealDmaTimeline) and the run report's lower bounds,
 // as CostModel::engine_ns is for instructions.
 //
-//   issue       a hardware DGE unit (the one that frees first) generates the descriptors in
+//   issue       a hardware DGE unit (models/dge.h says which) generates the descriptors in
 //               dma.issue_ns; software DGE already paid for it on the Pool stream; pre-generated
 //               descriptors (DgeMode::none) need nothing;
 //   dispatch    dma.dispatch_ns later the descriptors are on queue dma.queue of their engines;
@@ -41,6 +41,7 @@ struct DmaPlan {
     uint32_t dma = 0;
     uint16_t queue = 0;
     DgeMode dge = DgeMode::hardware;
+    Engine issuer = Engine::Sync;  // the engine whose stream triggers it
     DmaRowShape shape;
     std::vector<DmaTrain> trains;
     uint32_t descriptors() const;
@@ -59,9 +60,9 @@ public:
 
     DmaPlan plan(const Instruction& ins, const Trace& trace) const;
 
-    // A DMA whose stream reached it (dependencies met) at stream_ready and triggered it at
-    // triggered; a hardware DGE DMA takes a unit of `dge`.
-    DmaIssue issue(DgeMode mode, double stream_ready, double triggered, Dge& dge) const;
+    // A DMA whose stream (of engine `issuer`) reached it (dependencies met) at stream_ready and
+    // triggered it at triggered; a hardware DGE DMA takes a unit of `dge`.
+    DmaIssue issue(DgeMode mode, Engine issuer, double stream_ready, double triggered, Dge& dge) const;
     // Time one DMA engine spends moving one descriptor of `bytes`.
     double descriptor_ns(double bytes) const {
         return bytes / hw_.dma.engine_bandwidth_gbps + hw_.dma.descriptor_overhead_ns;

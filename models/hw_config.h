@@ -44,6 +44,9 @@ struct DmaParams {
     double dispatch_ns = 0;                  // DGE to DMA engine start
     double completion_ns = 0;                // last byte to the semaphore the consumer waits on
     int hw_dge_units = 0;                    // hardware DGE blocks per core
+    // 1: a hardware DGE DMA takes the block its issuing engine commands (Sync the first, ACT the
+    // second), so one engine's DMAs are generated one after another; 0: the block that frees first.
+    int dge_bound_to_issuer = 0;
     double sw_dge_issue_ns = 0;              // descriptor generation in software on GpSimd
     double trigger_cycles = 0;               // cost of a DMA trigger on the issuing engine's stream
     // 1: an engine's consecutive partition rows that are contiguous in HBM form one descriptor

@@ -131,6 +131,7 @@ std::vector<HwParam> declare() {
         field("dma.dispatch_ns", "ns", K::real, 0, kMaxNs, &HwConfig::dma, &DmaParams::dispatch_ns),
         field("dma.completion_ns", "ns", K::real, 0, kMaxNs, &HwConfig::dma, &DmaParams::completion_ns),
         field("dma.hw_dge_units", "count", K::integer, 1, 64, &HwConfig::dma, &DmaParams::hw_dge_units),
+        field("dma.dge_bound_to_issuer", "flag", K::boolean, 0, 1, &HwConfig::dma, &DmaParams::dge_bound_to_issuer),
         field("dma.sw_dge_issue_ns", "ns", K::real, 0, kMaxNs, &HwConfig::dma, &DmaParams::sw_dge_issue_ns),
         field("dma.trigger_cycles", "cycles", K::real, 0, 1e6, &HwConfig::dma, &DmaParams::trigger_cycles),
         field("dma.merge_contiguous_rows", "flag", K::boolean, 0, 1, &HwConfig::dma, &DmaParams::merge_contiguous_rows),

@@ -145,6 +145,7 @@ TEST_CASE("vector_op: one DVE instruction per op, inputs loaded first") {
 
 TEST_CASE("vector_add M4: the tile loop and its dependency edges by hand") {
     VectorAddParams p;  // n = 25600, [128, 2] tiles: 100 iterations
+    p.buffers = 1;      // one buffer per tile: every iteration waits for the last
     GeneratedKernel k = generate_vector_add(p, trn2());
     const Trace& tr = k.trace;
     REQUIRE(tr.size() == 400);
@@ -185,9 +186,45 @@ TEST_CASE("vector_add M4: the tile loop and its dependency edges by hand") {
     CHECK(one.trace.instructions()[0].free_elems == 200);
 }
 
+TEST_CASE("vector_add with rotating buffers: iteration i reuses iteration i-4's tiles and queues 3(i mod 4)+j") {
+    VectorAddParams p;  // the default: 4 buffers per tile, 100 iterations of [128, 2] fp32 (8 B per partition)
+    REQUIRE(p.buffers == 4);
+    GeneratedKernel k = generate_vector_add(p, trn2());
+    const Trace& tr = k.trace;
+    REQUIRE(tr.size() == 400);
+    CHECK(k.info["calibration"]["buffers"] == 4);
+    const auto sbuf_of = [&](uint32_t id) {
+        const auto& in = tr.instructions()[id];
+        return in.opcode == Opcode::DmaCopy && in.dsts[0].region.space == Space::Hbm ? in.srcs[0] : in.dsts[0];
+    };
+    // Each tile's 4 buffers side by side, 16 B apart (8 B aligned to 16); the a, b, c blocks after each other.
+    for (uint32_t i = 0; i < 8; ++i) {
+        CHECK(sbuf_of(4 * i).region.byte_lo == 16 * (i % 4));
+        CHECK(sbuf_of(4 * i + 1).region.byte_lo == 64 + 16 * (i % 4));
+        CHECK(sbuf_of(4 * i + 3).region.byte_lo == 128 + 16 * (i % 4));
+        CHECK(tr.instructions()[4 * i].dma.queue == 3 * (i % 4));
+        CHECK(tr.instructions()[4 * i + 1].dma.queue == 3 * (i % 4) + 1);
+        CHECK(tr.instructions()[4 * i + 3].dma.queue == 3 * (i % 4) + 2);
+    }
+    for (uint32_t i = 0; i < 100; ++i) {
+        const uint32_t b = 4 * i;
+        if (i < 4) {  // fresh buffers: only the add's loads and the store's add
+            CHECK(deps_of(tr, b).empty());
+            CHECK(deps_of(tr, b + 2) == ids({b, b + 1}));
+        } else {      // the buffer's last use, four iterations back
+            CHECK(deps_of(tr, b) == ids({b - 16, b - 14}));
+            CHECK(deps_of(tr, b + 1) == ids({b - 15, b - 14}));
+            CHECK(deps_of(tr, b + 2) == ids({b - 14, b - 13, b, b + 1}));
+        }
+        CHECK(deps_of(tr, b + 3) == ids({b + 2}));
+    }
+    CHECK(compute_stats(tr).dependency_edges == 4 * 3 + 96 * 9);
+}
+
 TEST_CASE("vector_add tensor_scalar form reads b through the scalar operand path") {
     VectorAddParams p;
     p.op = Opcode::TensorScalar;
+    p.buffers = 1;
     GeneratedKernel k = generate_vector_add(p, trn2());
     const Instruction& add = k.trace.instructions()[2];
     CHECK(add.opcode == Opcode::TensorScalar);

@@ -140,12 +140,23 @@ TEST_CASE("the Tensor engine prices transposes and matmuls by the nki.isa cost n
 TEST_CASE("an NKI kernel's allocation: loop buffers rotate when asked, and the peak is reported") {
     const std::string dir = make_temp_dir("bnsim_nki_rot");
     const std::string cfg = kRoot + "/configs/nki/vector_add.yaml";
-    const auto one = dump(cfg, {}, dir + "/one.jsonl");
+    const auto one = dump(cfg, {"nki.loop_buffers=1"}, dir + "/one.jsonl");
     const auto two = dump(cfg, {"nki.loop_buffers=2"}, dir + "/two.jsonl");
-    // Iteration 0 and 1 load a into different buffers with two, the same with one.
+    // Iteration 0 and 1 load a into different buffers with two, the same with one...
     CHECK(one[1]["writes"][0]["bytes"] == one[5]["writes"][0]["bytes"]);
     CHECK(two[1]["writes"][0]["bytes"] != two[5]["writes"][0]["bytes"]);
     CHECK(two[1]["writes"][0]["bytes"] == two[9]["writes"][0]["bytes"]);
+    // ...and each buffer's transfers take their own queues: a, b, c of buffer 0, then of buffer 1.
+    CHECK(one[5]["queue"] == one[1]["queue"]);
+    CHECK(two[1]["queue"] == 0);
+    CHECK(two[2]["queue"] == 1);
+    CHECK(two[4]["queue"] == 2);
+    CHECK(two[5]["queue"] == 3);
+    CHECK(two[9]["queue"] == 0);
+    // The default is 4 buffers (docs/nki-frontend.md).
+    const auto dflt = dump(cfg, {}, dir + "/four.jsonl");
+    CHECK(dflt[1]["writes"][0]["bytes"] == dflt[17]["writes"][0]["bytes"]);
+    CHECK(dflt[1]["writes"][0]["bytes"] != dflt[13]["writes"][0]["bytes"]);
     const json s = run_json(cfg, {"nki.loop_buffers=2"})["kernel_summary"];
     CHECK(s["loop_buffers"] == 2);
     CHECK(s["sbuf_peak_bytes"] == 2 * 3 * 16);  // three 8-byte tiles, 16-byte aligned, two buffers each
@@ -202,7 +213,7 @@ TEST_CASE("validate on an NKI kernel reports the races its affine_range loops al
     }
 }
 
-TEST_CASE("an NKI DMA whose call names no DGE mode gets pre-computed descriptors unless the config names one") {
+TEST_CASE("an NKI DMA whose call names no DGE mode gets a hardware DGE unless the config names another") {
     const std::string dir = make_temp_dir("bnsim_nki_dge");
     const std::string cfg = nki_kernel_config(
         dir,
@@ -219,8 +230,8 @@ TEST_CASE("an NKI DMA whose call names no DGE mode gets pre-computed descriptors
         REQUIRE(lines.size() == 3);
         return std::vector<std::string>{lines[1]["dge"], lines[1]["engine"], lines[2]["dge"], lines[2]["engine"]};
     };
-    CHECK(dges({}) == std::vector<std::string>{"none", "sync", "software", "pool"});
-    CHECK(dges({"nki.dge=hardware"}) == std::vector<std::string>{"hardware", "sync", "software", "pool"});
+    CHECK(dges({}) == std::vector<std::string>{"hardware", "sync", "software", "pool"});
+    CHECK(dges({"nki.dge=none"}) == std::vector<std::string>{"none", "sync", "software", "pool"});
     CHECK(dges({"nki.dge=software"}) == std::vector<std::string>{"software", "pool", "software", "pool"});
     // Both views of `a` are its [128, 512] rows: one HBM row per partition.
     const auto lines = dump(cfg, {}, dir + "/t.jsonl");

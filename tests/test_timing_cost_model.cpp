@@ -156,22 +156,36 @@ TEST_CASE("DMA lifecycle: issue per DGE mode, trains per engine, and the schedul
     const HwConfig hw = hand_hw();  // 2 DGE units, issue 599, dispatch 751, completion 314.5, 800 ns occupancy
     DmaLifecycle rule(hw);
     Dge dge(hw.dma);
-    // hardware: the unit that frees first; two units, so the third waits for the first
-    DmaIssue a = rule.issue(DgeMode::hardware, 0, 100, dge);
-    DmaIssue b = rule.issue(DgeMode::hardware, 0, 100, dge);
-    DmaIssue c = rule.issue(DgeMode::hardware, 0, 100, dge);
+    // hardware, blocks not bound: the unit that frees first; two units, so the third waits for the first
+    DmaIssue a = rule.issue(DgeMode::hardware, Engine::Sync, 0, 100, dge);
+    DmaIssue b = rule.issue(DgeMode::hardware, Engine::Sync, 0, 100, dge);
+    DmaIssue c = rule.issue(DgeMode::hardware, Engine::Sync, 0, 100, dge);
     CHECK(a.start == 100);
     CHECK(a.end == Approx(699));
     CHECK(a.dispatch == Approx(699 + 751));
     CHECK(b.start == 100);
     CHECK(c.start == Approx(699));
     CHECK(c.dispatch == Approx(699 + 599 + 751));
+    {
+        // bound to the issuer: Sync's DMAs queue on its block one after another, ACT's take the other
+        HwConfig bound_hw = hw;
+        bound_hw.dma.dge_bound_to_issuer = 1;
+        Dge bound(bound_hw.dma);
+        const DmaIssue s1 = rule.issue(DgeMode::hardware, Engine::Sync, 0, 100, bound);
+        const DmaIssue s2 = rule.issue(DgeMode::hardware, Engine::Sync, 0, 100, bound);
+        const DmaIssue a1 = rule.issue(DgeMode::hardware, Engine::Act, 0, 100, bound);
+        CHECK(s1.start == 100);
+        CHECK(s2.start == Approx(699));
+        CHECK(s2.end == Approx(699 + 599));
+        CHECK(a1.start == 100);
+        CHECK(bound.busy_ns() == Approx(3 * 599));
+    }
     // software: generated on the Pool stream between reaching the DMA and triggering it
-    DmaIssue s = rule.issue(DgeMode::software, 40, 1240, dge);
+    DmaIssue s = rule.issue(DgeMode::software, Engine::Pool, 40, 1240, dge);
     CHECK(s.start == 40);
     CHECK(s.end == 1240);
     CHECK(s.dispatch == Approx(1240 + 751));
-    DmaIssue n = rule.issue(DgeMode::none, 40, 90, dge);
+    DmaIssue n = rule.issue(DgeMode::none, Engine::Sync, 40, 90, dge);
     CHECK(n.start == 90);
     CHECK(n.dispatch == Approx(90 + 751));
 

@@ -254,6 +254,7 @@ TEST_CASE("timing: LNC=2 batch sharding (C=64) swaps dbeta and yx over the link"
 
 TEST_CASE("timing: a DMA engine serves its queues round-robin and each queue in order") {
     RunConfig cfg = test::default_config();
+    cfg.hw.dma.dge_bound_to_issuer = 0;  // either DGE unit takes any DMA: the triggers issue two at a time
     const HwConfig& hw = cfg.hw;
     Trace t;
     t.kernel = "hand";
@@ -292,6 +293,7 @@ TEST_CASE("timing: a DMA engine serves its queues round-robin and each queue in 
 
 TEST_CASE("timing: a queue holds each DMA for dma.min_queue_occupancy_ns, other queues proceed meanwhile") {
     RunConfig cfg = test::default_config();
+    cfg.hw.dma.dge_bound_to_issuer = 0;  // either DGE unit takes any DMA: the triggers issue two at a time
     const HwConfig& hw = cfg.hw;
     REQUIRE(hw.dma.merge_contiguous_rows == 1);
     Trace t;

@@ -63,6 +63,11 @@ uint64_t Builder::sbuf_alloc(uint64_t bytes, const std::string& what) {
     return addr;
 }
 
+uint64_t Builder::aligned(uint64_t bytes) const {
+    const uint64_t a = t_.sbuf_align ? t_.sbuf_align : 1;
+    return (bytes + a - 1) / a * a;
+}
+
 uint64_t Builder::sbuf_free_bytes() const {
     const uint64_t a = t_.sbuf_align ? t_.sbuf_align : 1;
     const uint64_t top = (sbuf_top_ + a - 1) / a * a;

@@ -26,6 +26,8 @@ public:
     // Allocates `bytes` per partition of SBUF (aligned); KernelError naming `what` when the
     // usable SBUF is exceeded.
     uint64_t sbuf_alloc(uint64_t bytes, const std::string& what);
+    // `bytes` rounded up to the SBUF alignment (the size one of several side-by-side buffers takes).
+    uint64_t aligned(uint64_t bytes) const;
     uint64_t sbuf_free_bytes() const;
     static Operand sbuf(uint32_t p0, uint32_t p1, uint64_t addr, uint64_t elems, DType dt);
     // Partitions [p0, p1) x `elems` elements from the start of PSUM (a calibration kernel holds

@@ -75,10 +75,13 @@ struct VectorAddParams {
     uint64_t free = 2;
     DType dtype = DType::fp32;
     Opcode op = Opcode::TensorTensor;  // TensorTensor | TensorScalar
-    // How the DMAs' descriptors are made (`dge:`): none (pre-computed; the default, see
-    // vector_add.cpp; also what a profile run compiled with --disable-dge uses, nki-dge.rst),
-    // hardware (a DGE issue per DMA on its queue's engine) or software (generated on GpSimd).
-    DgeMode dge = DgeMode::none;
+    // How the DMAs' descriptors are made (`dge:`): hardware (a DGE issue per DMA; the default,
+    // as neuronx-cc compiles for trn2, see vector_add.cpp), none (pre-computed, what a profile run
+    // compiled with --disable-dge uses, nki-dge.rst) or software (generated on GpSimd).
+    DgeMode dge = DgeMode::hardware;
+    // Rotating buffers of each in-loop tile (`buffers:`), each with its own DMA queues: the NKI
+    // frontend's nki.loop_buffers, the same compiler estimate (docs/nki-frontend.md).
+    uint32_t buffers = 4;
     // bnsim validate's inputs (`numerics: {seed, a: {distribution, mean, spread}, b: ...}`).
     uint64_t seed = 1;
     num::Distribution a{num::Distribution::normal, 0.0, 1.0};

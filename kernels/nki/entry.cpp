@@ -3,7 +3,7 @@
 // arguments, e.g.
 //   kernel: nki
 //   nki: {source: my_kernel.py, function: my_kernel, args: {a: {shape: [128, 512], dtype: float32}, n: 4},
-//         dge: auto, loop_buffers: 1}
+//         dge: auto, loop_buffers: 4}
 // Tensor arguments are HBM inputs given by shape and dtype; any other argument is passed to the
 // function as the Python value the YAML spells. The source path is relative to the config.
 #include <cmath>
@@ -29,7 +29,7 @@ struct NkiParams {
     std::string function;
     json args = json::object();
     std::string dge = "auto";
-    int loop_buffers = 1;
+    int loop_buffers = 4;
     std::string python = "auto";  // see interpreter()
     std::vector<DecisionAxis> tune;  // `tune:` the args bnsim tune varies, with their values
 };
@@ -162,7 +162,7 @@ std::any parse(ConfigNode& top, const KernelTarget&) {
         }
     }
     p.dge = s.choice("dge", {"auto", "hardware", "software", "none"}, "auto");
-    p.loop_buffers = int(s.integer("loop_buffers", 1, 4, 1));
+    p.loop_buffers = int(s.integer("loop_buffers", 1, 8, 4));
     p.python = s.text("python", "auto");
     if (p.python.empty()) s.fail("python", "a Python 3 interpreter (auto, a name on PATH or a path)");
     s.finish();
@@ -248,8 +248,8 @@ const KernelEntry& nki_entry() {
         k.summary_fields = {
             {"source", "the kernel file"},
             {"function", "the traced function"},
-            {"dge", "descriptor generation of DMAs whose call names none (auto: static descriptors; hardware, software, none)"},
-            {"loop_buffers", "rotating buffers of a tile allocated in a loop body (a compiler estimate)"},
+            {"dge", "descriptor generation of DMAs whose call names none (auto: hardware, as neuronx-cc compiles for trn2; hardware, software, none: a --disable-dge profile run)"},
+            {"loop_buffers", "rotating buffers of a tile allocated in a loop body, each with its own DMA queues (a compiler estimate, 1-8)"},
             {"sbuf_peak_bytes", "SBUF bytes per partition the allocator placed at the peak"},
             {"psum_peak_banks", "PSUM banks in use at the peak"},
             {"inexact_hbm_regions", "HBM accesses written as a bounding rectangle (not exact)"},

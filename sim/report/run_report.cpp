@@ -36,7 +36,7 @@ struct Bounds {
     double engine[kNumEngines] = {};  // summed cost-model time, max over cores
     double dma_ns = 0;                // max(descriptor time / engines, longest queue window), max over cores
     double dma_plateau_ns = 0;        // the same bytes at the engines' plateau rate
-    double dge_ns = 0;                // hardware DGE issue / units, max over cores
+    double dge_ns = 0;                // hardware DGE issue per block (models/dge.h), max over cores
     double hbm_ns = 0;                // HBM bytes / stack bandwidth (shared by the pair)
     uint64_t dmas = 0, descriptors = 0, desc_bytes = 0, hbm_bytes = 0;
 };
@@ -46,7 +46,7 @@ class BoundsSum {
 public:
     BoundsSum(const HwConfig& hw, int num_cores)
         : hw_(hw), rule_(hw), nc_(std::max(1, num_cores)), eng_(size_t(nc_)), dma_(size_t(nc_), 0),
-          plateau_(size_t(nc_), 0), dge_(size_t(nc_), 0), queue_win_(size_t(nc_), 0),
+          plateau_(size_t(nc_), 0), queue_win_(size_t(nc_), 0), dge_(size_t(nc_), {0.0, 0.0}),
           engines_(size_t(hw.dma.engines_per_core)), queues_(size_t(hw.dma.queues_per_engine)),
           spans_(size_t(nc_) * engines_ * queues_) {
         for (auto& a : eng_) a.fill(0.0);
@@ -70,7 +70,7 @@ public:
         dma_[in.core] = dma;
         queue_win_[in.core] = win;
         plateau_[in.core] += double(sh.rows) * sh.desc_bytes / hw_.dma.engine_bandwidth_gbps;
-        if (in.dma.dge == DgeMode::hardware) dge_[in.core] += hw_.dma.issue_ns;
+        if (in.dma.dge == DgeMode::hardware) dge_[in.core][in.engine == Engine::Act ? 1 : 0] += hw_.dma.issue_ns;
         ++b_.dmas;
         b_.descriptors += sh.rows;
         b_.desc_bytes += uint64_t(sh.rows) * sh.desc_bytes;
@@ -83,7 +83,11 @@ public:
             for (int e = 0; e < kNumEngines; ++e) b.engine[e] = std::max(b.engine[e], eng_[size_t(c)][size_t(e)]);
             b.dma_ns = std::max({b.dma_ns, dma_[size_t(c)] / hw_.dma.engines_per_core, queue_win_[size_t(c)]});
             b.dma_plateau_ns = std::max(b.dma_plateau_ns, plateau_[size_t(c)] / hw_.dma.engines_per_core);
-            b.dge_ns = std::max(b.dge_ns, dge_[size_t(c)] / hw_.dma.hw_dge_units);
+            const auto& d = dge_[size_t(c)];
+            // Bound to the issuer: each engine's DMAs on its own block; else spread over all.
+            b.dge_ns = std::max(b.dge_ns, hw_.dma.dge_bound_to_issuer && hw_.dma.hw_dge_units > 1
+                                              ? std::max(d[0], d[1])
+                                              : (d[0] + d[1]) / hw_.dma.hw_dge_units);
         }
         b.hbm_ns = double(b.hbm_bytes) / hw_.hbm.bandwidth_gbps;
         return b;
@@ -99,7 +103,8 @@ private:
     const DmaLifecycle rule_;
     int nc_;
     std::vector<std::array<double, kNumEngines>> eng_;  // summed cost-model time per core
-    std::vector<double> dma_, plateau_, dge_, queue_win_;
+    std::vector<double> dma_, plateau_, queue_win_;
+    std::vector<std::array<double, 2>> dge_;  // per core: DGE issue of the Sync engine's DMAs, ACT's
     size_t engines_, queues_;
     std::vector<QueueSpan> spans_;  // [core][engine][queue]
     Bounds b_;

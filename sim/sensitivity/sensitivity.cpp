@@ -296,6 +296,8 @@ MeasurementSuggestion suggestion_for(const std::string& name) {
          "trigger to completion of the DMA (instruction and DmaPacket times), against the same copy with hardware DGE"},
         {"dma.trigger_cycles", "dma_copy: {partitions: 4, free: 16, dtype: bfloat16, count: 16}",
          "the spacing of the DMA trigger instructions on the Sync engine"},
+        {"dma.dge_bound_to_issuer", "vector_add: {n: 25600, partitions: 128, free: 2, dtype: float32, dge: hardware} (M4's loop, three DGE DMAs per iteration from the Sync engine)",
+         "the spacing of the DMA instructions on the Sync engine (about 600 ns apart if one block generates them all) and the kernel latency"},
         {"dma.merge_contiguous_rows", "dma_copy: {partitions: 128, free: 128, dtype: bfloat16}",
          "the number of DmaPacket records per engine (one merged descriptor or eight rows)"},
         {"hbm.latency_ns", "dma_copy: {partitions: 4, free: 16, dtype: bfloat16}",

@@ -1,5 +1,5 @@
 // vector_add's registration: the `vector_add:` section of a run config, e.g.
-// `vector_add: {n: 25600, partitions: 128, free: 2, dtype: float32, op: tensor_tensor, dge: none}`.
+// `vector_add: {n: 25600, partitions: 128, free: 2, dtype: float32, op: tensor_tensor, dge: hardware, buffers: 4}`.
 #include "kernels/calibration/calibration.h"
 #include "kernels/calibration/config_keys.h"
 #include "kernels/calibration/vector_add/numerics.h"
@@ -15,7 +15,8 @@ std::any parse(ConfigNode& top, const KernelTarget& t) {
     p.free = uint64_t(s.integer("free", 1, kMaxFree));
     p.dtype = dtype_key(s);
     p.op = *opcode_from_name(s.choice("op", {"tensor_tensor", "tensor_scalar"}, "tensor_tensor"));
-    p.dge = *dge_from_name(s.choice("dge", {"none", "hardware", "software"}, "none"));
+    p.dge = *dge_from_name(s.choice("dge", {"none", "hardware", "software"}, "hardware"));
+    p.buffers = uint32_t(s.integer("buffers", 1, 8, 4));
     if (p.n % p.partitions)
         s.fail_at(s.node()["n"], "n", "must be a multiple of partitions (" + std::to_string(p.partitions) + "), got " +
                                           std::to_string(p.n));

@@ -271,6 +271,7 @@ class Tile(Storage):
         self.addr, self.p0 = addr, p0
         self.partition_stride = self.strides[0] if self.shape else 1
         self.zero_pending = False     # nl.zeros in PSUM: the first matmul into it overwrites
+        self.buffer_slot = 0          # which of its loop site's rotating buffers it is (Allocator.tile)
 
 
 class Access:
@@ -571,6 +572,7 @@ class Allocator:
         t = tiles.get((key, addr))
         if t is None or t.shape != tuple(shape) or t.dtype is not dtype:
             t = tiles[(key, addr)] = Tile(shape, dtype, buffer, name, addr)
+            t.buffer_slot = turn % len(slots)
         t.zero_pending = False
         t.written = False
         return t
@@ -609,7 +611,7 @@ class Recorder:
         self.num_cores = int(target.get("cores", 1))
         self.dma_queues = int(target.get("dma_queues", 16))
         self.dge = target.get("dge", "auto")
-        self.loop_buffers = int(target.get("loop_buffers", 1))
+        self.loop_buffers = int(target.get("loop_buffers", 4))
         self.source_dir = target.get("source_dir", "")
         self.shown_dir = ""
         self.instructions = []
@@ -658,11 +660,14 @@ class Recorder:
         self.instructions.append(ins)
         return ins
 
-    def queue(self, key, column=False):
-        """The DMA stream of a transfer: one per (core, direction, HBM tensor); the transfers of
-        a core's vector tensors (per-channel columns) are one shared stream. Numbers are handed
-        out when the trace is written (`assign_queues`), once every stream is known."""
-        return ("column",) if column else key
+    def queue(self, key, column=False, slot=0):
+        """The DMA stream of a transfer: one per (core, direction, HBM tensor, rotating buffer of
+        the on-chip tile); the transfers of a core's vector tensors (per-channel columns) are one
+        shared stream. Numbers are handed out when the trace is written (`assign_queues`), once
+        every stream is known."""
+        if column:
+            return ("column",)
+        return key + (slot,) if slot else key
 
     def assign_queues(self):
         """Per core: the tile streams numbered in order of first use, then one queue shared by
