@@ -285,10 +285,38 @@ TEST_CASE("bnsim compare reads the calibration data set with each row's own set 
     INFO(out);
     CHECK(st == 0);
     const json j = json::parse(out);
-    CHECK(j["points"].size() == 101);  // 100 per-instruction rows and W1's Tensor engine row
+    CHECK(j["points"].size() == 102);  // 98 per-instruction rows, M4's two and W1's two whole-kernel rows
+    // Each kernel measured at several configs is ranked as measured: M4 at FREE_DIM 2 and 200.
+    REQUIRE(j["kernels"].size() == 1);
+    CHECK(j["kernels"][0]["kernel"] == "M4");
+    CHECK(j["kernels"][0]["points"] == 2);
+    CHECK(j["kernels"][0]["spearman"] == 1.0);
+    CHECK(j["kernels"][0]["same_order"] == true);
     const json* w2 = nullptr;
     for (const auto& p : j["points"])
         if (p["id"] == "M8.dve.reduce_add.psum_f32.w2") w2 = &p;
     REQUIRE(w2);
     CHECK(std::fabs((*w2)["error_pct"].get<double>()) < 15);
+}
+
+TEST_CASE("bnsim compare says when a kernel's configs are predicted in another order than measured") {
+    // M4's two configs measured the wrong way round (FREE_DIM 200 slower): bnsim predicts
+    // 190 us and 15 us, so the order is reversed and Spearman is -1.
+    int st = 0;
+    const auto dir = compare_dir("order");
+    std::filesystem::create_directories(dir);
+    const std::string f = dir + "/swapped.yaml";
+    std::ofstream(f) << "rows:\n"
+                        "  - {id: K.a, config: '" << kSrc << "/configs/calibration/m4_vector_add_free2.yaml', metric: latency_ns,\n"
+                        "     measured: 15000, scope: whole_kernel, source: 'a hand-made figure', third_party: false, uncertainty: 'none'}\n"
+                        "  - {id: K.b, config: '" << kSrc << "/configs/calibration/m4_vector_add_free200.yaml', metric: latency_ns,\n"
+                        "     measured: 186000, scope: whole_kernel, source: 'a hand-made figure', third_party: false, uncertainty: 'none'}\n";
+    const json j = json::parse(test::bnsim_output("compare " + f + " --json", &st));
+    CHECK(st == 0);
+    REQUIRE(j["kernels"].size() == 1);
+    CHECK(j["kernels"][0]["kernel"] == "K");
+    CHECK(j["kernels"][0]["spearman"] == -1.0);
+    CHECK(j["kernels"][0]["same_order"] == false);
+    const std::string text = test::bnsim_output("compare " + f, &st);
+    CHECK(text.find("kernel K: 2 configs (latency_ns), Spearman -1.000, NOT ordered as measured") != std::string::npos);
 }

@@ -9,6 +9,10 @@ namespace bnsim {
 
 using json = nlohmann::ordered_json;
 
+namespace {
+bool whole_kernel_row(const CalibrationRow& r) { return r.m.scope == Measurement::Scope::whole_kernel; }
+}  // namespace
+
 void score(CalibrationRow& row, double tolerance_pct) {
     if (!row.ran) {
         row.within = false;
@@ -22,6 +26,7 @@ json calibration_json(const MeasurementSet& set, const std::vector<CalibrationRo
     json j;
     j["measurements"] = set.file;
     j["tolerance_pct"] = set.tolerance_pct;
+    j["whole_kernel_tolerance_pct"] = set.whole_kernel_tolerance_pct;
     json arr = json::array();
     int within = 0, fitted = 0;
     json outside = json::array(), gaps = json::array();
@@ -48,6 +53,8 @@ json calibration_json(const MeasurementSet& set, const std::vector<CalibrationRo
         o["source"] = r.m.source;
         o["uncertainty"] = r.m.uncertainty;
         if (!r.m.model_gap.empty()) o["model_gap"] = r.m.model_gap;
+        o["scope"] = whole_kernel_row(r) ? "whole_kernel" : "instruction";
+        o["tolerance_pct"] = set.tolerance_for(r.m);
         arr.push_back(o);
         if (r.within) ++within;
         else outside.push_back(r.m.id);
@@ -58,6 +65,7 @@ json calibration_json(const MeasurementSet& set, const std::vector<CalibrationRo
     j["summary"] = {{"rows", rows.size()},  {"within", within},
                     {"fitted", fitted},     {"predictions", int(rows.size()) - fitted},
                     {"outside", outside},   {"outside_model_gap", gaps}};
+    j["groups"] = calibration_groups_json(set, rows);
     j["pass"] = calibration_passes(rows);
     return j;
 }
@@ -81,41 +89,92 @@ bool calibration_passes(const std::vector<CalibrationRow>& rows) {
     return true;
 }
 
-void print_calibration_table(const MeasurementSet& set, const std::vector<CalibrationRow>& rows, std::ostream& out) {
-    const double tol = set.tolerance_pct;
-    out << "calibration against " << set.file << " (tolerance " << tol
-        << "%; * = third-party figure; fit = the cost table was fitted to it, pred = a prediction)\n";
-    out << std::left << std::setw(34) << "id" << std::setw(30) << "metric" << std::right << std::setw(12)
-        << "measured" << std::setw(12) << "simulated" << std::setw(9) << "error" << "  role  within\n";
-    int within = 0, fitted = 0;
+namespace {
+
+// One group's rows: count, within, fitted, mean absolute error of the rows that ran, outside ids.
+struct GroupSummary {
+    int rows = 0, within = 0, fitted = 0, ran = 0;
+    double abs_error_sum = 0;
     std::vector<std::string> outside;
-    for (const auto& row : rows) {
-        const Measurement& m = row.m;
-        if (row.within) ++within;
-        else outside.push_back(m.id);
-        if (m.fitted) ++fitted;
-        std::string shown = m.parameter.empty() ? m.metric : m.parameter;
-        if (m.baseline) shown += " (diff)";
-        const std::string id = m.id + (m.third_party ? " *" : "");
-        const char* role = m.fitted ? "fit " : "pred";
-        out << std::left << std::setw(34) << id << std::setw(30) << shown << std::right << std::setw(12)
-            << value(m.metric, m.measured);
-        if (!row.ran) {
-            out << std::setw(12) << "-" << std::setw(9) << "-" << "  " << role << "  FAILED: " << row.error << "\n";
-            continue;
+    double mape() const { return ran ? abs_error_sum / ran : 0; }
+};
+
+GroupSummary summarize(const std::vector<CalibrationRow>& rows, bool whole_kernels) {
+    GroupSummary g;
+    for (const auto& r : rows) {
+        if (whole_kernel_row(r) != whole_kernels) continue;
+        ++g.rows;
+        if (r.within) ++g.within;
+        else g.outside.push_back(r.m.id);
+        if (r.m.fitted) ++g.fitted;
+        if (r.ran && std::isfinite(r.error_pct)) {
+            ++g.ran;
+            g.abs_error_sum += std::fabs(r.error_pct);
         }
-        std::ostringstream e;
-        e << std::showpos << std::fixed << std::setprecision(1) << row.error_pct << "%";
-        out << std::setw(12) << value(m.metric, row.simulated) << std::setw(9) << e.str() << "  " << role << "  "
-            << (row.within ? "yes" : !m.model_gap.empty() ? "NO (model gap)" : "NO") << "\n";
     }
-    out << within << " of " << rows.size() << " measurements within " << tol << "% (" << fitted << " fitted, "
-        << int(rows.size()) - fitted << " predictions)";
-    if (!outside.empty()) {
+    return g;
+}
+
+void print_row(const CalibrationRow& row, std::ostream& out) {
+    const Measurement& m = row.m;
+    std::string shown = m.parameter.empty() ? m.metric : m.parameter;
+    if (m.baseline) shown += " (diff)";
+    const std::string id = m.id + (m.third_party ? " *" : "");
+    const char* role = m.fitted ? "fit " : "pred";
+    out << std::left << std::setw(34) << id << std::setw(30) << shown << std::right << std::setw(12)
+        << value(m.metric, m.measured);
+    if (!row.ran) {
+        out << std::setw(12) << "-" << std::setw(9) << "-" << "  " << role << "  FAILED: " << row.error << "\n";
+        return;
+    }
+    std::ostringstream e;
+    e << std::showpos << std::fixed << std::setprecision(1) << row.error_pct << "%";
+    out << std::setw(12) << value(m.metric, row.simulated) << std::setw(9) << e.str() << "  " << role << "  "
+        << (row.within ? "yes" : !m.model_gap.empty() ? "NO (model gap)" : "NO") << "\n";
+}
+
+void print_summary(const GroupSummary& g, const char* what, double tol, std::ostream& out) {
+    std::ostringstream mape;
+    mape << std::fixed << std::setprecision(1) << g.mape();
+    out << g.within << " of " << g.rows << " " << what << " within " << tol << "%, MAPE " << mape.str() << "% ("
+        << g.fitted << " fitted, " << g.rows - g.fitted << " predictions)";
+    if (!g.outside.empty()) {
         out << "; outside:";
-        for (const auto& id : outside) out << " " << id;
+        for (const auto& id : g.outside) out << " " << id;
     }
     out << "\n";
+}
+
+}  // namespace
+
+json calibration_groups_json(const MeasurementSet& set, const std::vector<CalibrationRow>& rows) {
+    json groups;
+    for (bool w : {false, true}) {
+        const GroupSummary g = summarize(rows, w);
+        groups[w ? "whole_kernel" : "instruction"] = {{"rows", g.rows},
+                                                      {"within", g.within},
+                                                      {"tolerance_pct", w ? set.whole_kernel_tolerance_pct : set.tolerance_pct},
+                                                      {"mape_pct", g.mape()},
+                                                      {"outside", g.outside}};
+    }
+    return groups;
+}
+
+void print_calibration_table(const MeasurementSet& set, const std::vector<CalibrationRow>& rows, std::ostream& out) {
+    out << "calibration against " << set.file << " (tolerance " << set.tolerance_pct << "% per instruction, "
+        << set.whole_kernel_tolerance_pct
+        << "% per whole kernel; * = third-party figure; fit = the cost table was fitted to it, pred = a prediction)\n";
+    for (bool w : {false, true}) {
+        const GroupSummary g = summarize(rows, w);
+        if (g.rows == 0) continue;
+        if (w) out << "whole kernels (instructions composed: waits, queues, overlap between iterations)\n";
+        out << std::left << std::setw(34) << "id" << std::setw(30) << "metric" << std::right << std::setw(12)
+            << "measured" << std::setw(12) << "simulated" << std::setw(9) << "error" << "  role  within\n";
+        for (const auto& row : rows)
+            if (whole_kernel_row(row) == w) print_row(row, out);
+        print_summary(g, w ? "whole-kernel measurements" : "per-instruction measurements",
+                      w ? set.whole_kernel_tolerance_pct : set.tolerance_pct, out);
+    }
     bool header = false;
     for (const auto& row : rows) {
         if (row.within || row.m.model_gap.empty()) continue;

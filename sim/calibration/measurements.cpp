@@ -30,6 +30,7 @@ MeasurementSet load_measurements(const std::string& path) {
     MeasurementSet set;
     set.file = path;
     set.tolerance_pct = top.real("tolerance_pct", 0.1, 1000, 15);
+    set.whole_kernel_tolerance_pct = top.real("whole_kernel_tolerance_pct", 0.1, 1000, 10);
     YAML::Node rows = top.raw("rows");
     if (!rows.IsSequence() || rows.size() == 0) top.fail("rows", "a non-empty list of measurements");
     top.finish();
@@ -83,6 +84,9 @@ MeasurementSet load_measurements(const std::string& path) {
         m.fitted = r.boolean("fitted", false);
         m.uncertainty = r.text("uncertainty");
         m.model_gap = r.text("model_gap", "");
+        m.scope = r.choice("scope", {"instruction", "whole_kernel"}, "instruction") == "whole_kernel"
+                      ? Measurement::Scope::whole_kernel
+                      : Measurement::Scope::instruction;
         r.finish();
         set.rows.push_back(std::move(m));
     }

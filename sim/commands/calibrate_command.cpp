@@ -154,7 +154,7 @@ int calibrate(const CalibrateOptions& o) {
         row.simulated += need[k].second ? -runs[k].value : runs[k].value;
         row.ran = true;
     }
-    for (auto& row : rows) score(row, set.tolerance_pct);
+    for (auto& row : rows) score(row, set.tolerance_for(row.m));
     if (rows.empty()) throw ConfigError("--only matched no measurement id");
     const Provenance prov = calibration_provenance(set, o.sets, o.only);
     if (o.json) {

@@ -79,6 +79,30 @@ PointsComparison compare_points(const MeasuredSet& set, const std::vector<Predic
         c.mape_pct = round_to(sum / double(errs.size()), 1e-4);
     }
     if (const auto rho = spearman(meas, predv)) c.spearman = round_to(*rho, 1e-6);
+    // Per kernel family and metric, in the order the families first appear.
+    std::vector<std::pair<std::string, std::string>> order;
+    std::map<std::pair<std::string, std::string>, std::pair<std::vector<double>, std::vector<double>>> fam;
+    for (size_t i = 0; i < set.points.size(); ++i) {
+        const MeasuredPoint& p = set.points[i];
+        if (p.kernel.empty() || !pred[i].ok) continue;
+        const auto key = std::make_pair(p.kernel, p.metric);
+        if (!fam.count(key)) order.push_back(key);
+        fam[key].first.push_back(p.measured);
+        fam[key].second.push_back(pred[i].value);
+    }
+    for (const auto& key : order) {
+        const auto& [m, pv] = fam[key];
+        if (m.size() < 2) continue;
+        KernelRanking k;
+        k.kernel = key.first;
+        k.metric = key.second;
+        k.points = m.size();
+        if (const auto rho = spearman(m, pv)) {
+            k.spearman = round_to(*rho, 1e-6);
+            k.same_order = *k.spearman == 1.0;
+        }
+        c.kernels.push_back(k);
+    }
     if (meas.size() >= 2) {
         c.measured_best = set.points[size_t(best_m)].id;
         c.predicted_best = set.points[size_t(best_p)].id;
@@ -267,6 +291,14 @@ json to_json(const PointsComparison& c) {
         j["predicted_best"] = *c.predicted_best;
     }
     j["best_config_agrees"] = c.best_config_agrees ? json(*c.best_config_agrees) : json(nullptr);
+    json kernels = json::array();
+    for (const auto& k : c.kernels)
+        kernels.push_back({{"kernel", k.kernel},
+                           {"metric", k.metric},
+                           {"points", k.points},
+                           {"spearman", json_or_null(k.spearman)},
+                           {"same_order", k.same_order}});
+    j["kernels"] = kernels;
     j["against"] = c.against;
     if (c.tolerance_pct) j["tolerance_pct"] = *c.tolerance_pct;
     j["pass"] = c.pass;

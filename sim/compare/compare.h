@@ -33,6 +33,15 @@ struct PointComparison {
     std::map<std::string, double> engine_busy_ns;  // latency points
 };
 
+// Whether bnsim orders one kernel's measured configs as the hardware did: the points of a
+// calibration whole-kernel family (MeasuredPoint::kernel) measuring one metric.
+struct KernelRanking {
+    std::string kernel, metric;
+    size_t points = 0;
+    std::optional<double> spearman;  // none when the measured or predicted values all tie
+    bool same_order = false;         // Spearman 1: the predicted order is the measured one
+};
+
 struct PointsComparison {
     std::string measured_file, format;
     std::vector<PointComparison> points;  // predicted
@@ -43,6 +52,7 @@ struct PointsComparison {
     std::optional<double> spearman;
     std::optional<std::string> measured_best, predicted_best;
     std::optional<bool> best_config_agrees;
+    std::vector<KernelRanking> kernels;  // per kernel measured at two or more configs
     // Filled by the command: the config the points modify, and --tolerance's verdict.
     std::string against;
     std::optional<double> tolerance_pct;
@@ -89,6 +99,7 @@ ProfileComparison compare_profiles(const Profile& measured, const Profile& predi
 
 // points report: {measured_file, format, points[], failed[], mape_pct, max_error_pct,
 // max_error_point, rank_metric, spearman, measured_best, predicted_best, best_config_agrees,
+// kernels[] {kernel, metric, points, spearman, same_order},
 // against, tolerance_pct, pass, provenance}; profile report: {profile: {...}, provenance}.
 nlohmann::ordered_json to_json(const CompareReport& r);
 nlohmann::ordered_json to_json(const PointsComparison& c);

@@ -55,6 +55,10 @@ void print_points(const PointsComparison& r, std::ostream& out) {
         out << ", best config: measured " << *r.measured_best << ", predicted " << *r.predicted_best
             << (*r.best_config_agrees ? " (agrees)" : " (DIFFERS)");
     out << "\n";
+    for (const auto& k : r.kernels)
+        out << "kernel " << k.kernel << ": " << k.points << " configs (" << k.metric << "), Spearman "
+            << (k.spearman ? fixed_decimals(*k.spearman, 3) : "-")
+            << (k.same_order ? ", ordered as measured" : ", NOT ordered as measured") << "\n";
 }
 
 void print_profile(const ProfileComparison& r, std::ostream& out) {

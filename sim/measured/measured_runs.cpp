@@ -237,6 +237,7 @@ static MeasuredSet read_calibration(const std::string& path) {
         p.parameter = m.parameter;
         p.measured = m.measured;
         p.source = m.source;
+        if (m.scope == Measurement::Scope::whole_kernel) p.kernel = m.id.substr(0, m.id.find('.'));
         set.points.push_back(std::move(p));
     }
     return set;

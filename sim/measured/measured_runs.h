@@ -31,6 +31,9 @@ struct MeasuredPoint {
     double measured = 0;                  // in the metric's unit (ns for *_ns metrics)
     std::map<std::string, double> percentiles_us;  // "p50" -> 186.0
     std::string source;
+    // The kernel whose configs this point ranks with (calibration whole-kernel rows: the id's
+    // family, "M4" of "M4.free2"); empty: the file's points are one kernel's configs.
+    std::string kernel;
 };
 
 struct MeasuredSet {
