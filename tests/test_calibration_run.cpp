@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -80,6 +81,13 @@ TEST_CASE("bnsim calibrate lands every measurement within tolerance or names the
     }
     // The whole-kernel goal (the Whole-kernels issue): their MAPE at most 5%.
     CHECK(j.at("groups").at("whole_kernel").at("mape_pct").get<double>() <= 5);
+    // The uncertainty bands' model error is this group's RMS error, to 0.1% (a change to the
+    // model that moves it must move sim/sensitivity/latency_band.h's kModelErrorPct too).
+    const double rms = j.at("groups").at("whole_kernel").at("rms_pct").get<double>();
+    const Output band = run_command(std::string("'") + BNSIM_BINARY + "' run '" + BNSIM_SOURCE_DIR +
+                                    "/configs/calibration/m4_vector_add_free200.yaml' --uncertainty --json 2>/dev/null");
+    const auto u = nlohmann::json::parse(band.out).at("uncertainty");
+    CHECK(u.at("model_error_pct").get<double>() == Approx(std::round(rms * 10) / 10));
     // The exit status is strict: non-zero whenever any row is outside, documented or not.
     CHECK(o.status == (any_outside ? 1 : 0));
     CHECK(j.at("pass").get<bool>() == !any_outside);

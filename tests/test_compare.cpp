@@ -320,3 +320,31 @@ TEST_CASE("bnsim compare says when a kernel's configs are predicted in another o
     const std::string text = test::bnsim_output("compare " + f, &st);
     CHECK(text.find("kernel K: 2 configs (latency_ns), Spearman -1.000, NOT ordered as measured") != std::string::npos);
 }
+
+TEST_CASE("bnsim compare --bands gives each latency point run --uncertainty's band and says whether it holds the measurement") {
+    int st = 0;
+    const json j = json::parse(test::bnsim_output("compare " + kSrc + "/configs/measured/m4_vector_add.csv --bands --json", &st, 600));
+    REQUIRE(st == 0);
+    REQUIRE(j["points"].size() == 2);
+    for (const auto& p : j["points"]) {
+        INFO(p["id"]);
+        REQUIRE(p.contains("band_ns"));
+        const double lo = p["band_ns"][0].get<double>(), hi = p["band_ns"][1].get<double>();
+        const double m = p["measured"].get<double>();
+        CHECK(lo <= p["predicted"].get<double>());
+        CHECK(p["predicted"].get<double>() <= hi);
+        CHECK(p["band_contains"].get<bool>() == (lo <= m && m <= hi));
+        CHECK(p["band_contains"] == true);  // M4's two measurements lie inside their bands
+    }
+    // The same band as run --uncertainty on the point's config (M4.free200: vector_add.free=200).
+    const json run = json::parse(test::bnsim_output(
+        "run " + kSrc + "/configs/calibration/m4_vector_add_free2.yaml --set vector_add.free=200 --uncertainty --json", &st, 600));
+    REQUIRE(st == 0);
+    const json& joint = run["uncertainty"];
+    const json* f200 = nullptr;
+    for (const auto& p : j["points"])
+        if (p["id"] == "M4.free200") f200 = &p;
+    REQUIRE(f200);
+    CHECK((*f200)["band_ns"][0].get<double>() == Approx(joint["widened_p5_ns"].get<double>()));
+    CHECK((*f200)["band_ns"][1].get<double>() == Approx(joint["widened_p95_ns"].get<double>()));
+}

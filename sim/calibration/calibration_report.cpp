@@ -94,9 +94,10 @@ namespace {
 // One group's rows: count, within, fitted, mean absolute error of the rows that ran, outside ids.
 struct GroupSummary {
     int rows = 0, within = 0, fitted = 0, ran = 0;
-    double abs_error_sum = 0;
+    double abs_error_sum = 0, sq_error_sum = 0;
     std::vector<std::string> outside;
     double mape() const { return ran ? abs_error_sum / ran : 0; }
+    double rms() const { return ran ? std::sqrt(sq_error_sum / ran) : 0; }
 };
 
 GroupSummary summarize(const std::vector<CalibrationRow>& rows, bool whole_kernels) {
@@ -110,6 +111,7 @@ GroupSummary summarize(const std::vector<CalibrationRow>& rows, bool whole_kerne
         if (r.ran && std::isfinite(r.error_pct)) {
             ++g.ran;
             g.abs_error_sum += std::fabs(r.error_pct);
+            g.sq_error_sum += r.error_pct * r.error_pct;
         }
     }
     return g;
@@ -134,9 +136,11 @@ void print_row(const CalibrationRow& row, std::ostream& out) {
 }
 
 void print_summary(const GroupSummary& g, const char* what, double tol, std::ostream& out) {
-    std::ostringstream mape;
+    std::ostringstream mape, rms;
     mape << std::fixed << std::setprecision(1) << g.mape();
-    out << g.within << " of " << g.rows << " " << what << " within " << tol << "%, MAPE " << mape.str() << "% ("
+    rms << std::fixed << std::setprecision(1) << g.rms();
+    out << g.within << " of " << g.rows << " " << what << " within " << tol << "%, MAPE " << mape.str() << "%, RMS "
+        << rms.str() << "% ("
         << g.fitted << " fitted, " << g.rows - g.fitted << " predictions)";
     if (!g.outside.empty()) {
         out << "; outside:";
@@ -155,6 +159,7 @@ json calibration_groups_json(const MeasurementSet& set, const std::vector<Calibr
                                                       {"within", g.within},
                                                       {"tolerance_pct", w ? set.whole_kernel_tolerance_pct : set.tolerance_pct},
                                                       {"mape_pct", g.mape()},
+                                                      {"rms_pct", g.rms()},
                                                       {"outside", g.outside}};
     }
     return groups;

@@ -25,7 +25,7 @@ void score(CalibrationRow& row, double tolerance_pct);
 
 // Every row within its tolerance.
 bool calibration_passes(const std::vector<CalibrationRow>& rows);
-// Per group (instruction, whole_kernel): rows, within, tolerance_pct, mape_pct, outside.
+// Per group (instruction, whole_kernel): rows, within, tolerance_pct, mape_pct, rms_pct, outside.
 nlohmann::ordered_json calibration_groups_json(const MeasurementSet& set, const std::vector<CalibrationRow>& rows);
 nlohmann::ordered_json calibration_json(const MeasurementSet& set, const std::vector<CalibrationRow>& rows);
 void print_calibration_table(const MeasurementSet& set, const std::vector<CalibrationRow>& rows, std::ostream& out);

@@ -16,6 +16,8 @@
 #include "sim/measured/import_error.h"
 #include "sim/compare/compare_report.h"
 #include "sim/report/provenance.h"
+#include "sim/compare/predict.h"
+#include "sim/sensitivity/latency_band.h"
 
 namespace bnsim {
 
@@ -36,7 +38,27 @@ struct CompareOptions {
     bool json = false;
     std::string out;
     double tolerance_pct = 0;  // > 0: exit 1 if any point's |error| exceeds it
+    bool bands = false;        // each latency point's uncertainty band, and whether it holds the measurement
 };
+
+// run --uncertainty's joint band for each predicted latency point (sim/sensitivity/latency_band.h).
+void add_bands(const MeasuredSet& set, const CompareOptions& o, PointsComparison& c) {
+    for (const MeasuredPoint& p : set.points) {
+        if (p.metric != "latency_ns") continue;
+        PointComparison* pc = nullptr;
+        for (auto& q : c.points)
+            if (q.id == p.id && q.line == p.line) pc = &q;
+        if (!pc) continue;  // not predicted
+        const std::string config = point_config(p, o.predict);
+        const Overrides sets = point_overrides(p, o.predict);
+        const RunConfig cfg = load_run_config(config, sets);
+        LatencyBand band = latency_band(cfg, config, sets, pc->predicted, o.predict.jobs, o.predict.timeout_s);
+        add_joint_band(band, cfg, config, sets, pc->predicted, o.predict.jobs, o.predict.timeout_s);
+        pc->band_low_ns = band.joint->widened_p5_ns;
+        pc->band_high_ns = band.joint->widened_p95_ns;
+        pc->band_contains = p.measured >= *pc->band_low_ns && p.measured <= *pc->band_high_ns;
+    }
+}
 
 // Simulates the config once, in a child, as a profile; reads it back through the importer.
 Profile simulated_profile_of(const CompareOptions& o) {
@@ -75,6 +97,7 @@ int compare(const CompareOptions& o) {
         const auto pred = predict(set, o.predict);
         PointsComparison& c = report.points.emplace(compare_points(set, pred));
         c.against = o.predict.against;
+        if (o.bands) add_bands(set, o, c);
         if (!c.failed.empty()) pass = false;
         if (o.tolerance_pct > 0) {
             for (const auto& p : c.points)
@@ -111,6 +134,9 @@ void add_compare_command(CLI::App& app) {
     cmd->add_option("--set", o->predict.sets, "override a config key in every run: dotted.key=value (repeatable); "
                                               "e.g. --set hardware=fitted.yaml");
     cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
+    cmd->add_flag("--bands", o->bands,
+                  "for each latency point, its uncertainty band (run --uncertainty's joint 90% band with the model's own "
+                  "error) and whether it holds the measured value");
     cmd->add_option("--out", o->out, "write compare.html (SVG charts) and compare.json into this directory");
     add_jobs_option(*cmd, "-j,--jobs", o->predict.jobs, "child processes run at once");
     add_real_option(*cmd, "--timeout", o->predict.timeout_s, kTimeoutRange, "seconds a point's run may take");

@@ -270,6 +270,10 @@ json to_json(const PointsComparison& c) {
         }
         pj["error_pct"] = p.error_pct;
         if (!p.engine_busy_ns.empty()) pj["engine_busy_ns"] = p.engine_busy_ns;
+        if (p.band_contains) {
+            pj["band_ns"] = {*p.band_low_ns, *p.band_high_ns};
+            pj["band_contains"] = *p.band_contains;
+        }
         return pj;
     };
     json points = json::array(), failed = json::array();

@@ -31,6 +31,10 @@ struct PointComparison {
     std::map<std::string, double> percentiles_us;
     double error_pct = 0;
     std::map<std::string, double> engine_busy_ns;  // latency points
+    // compare --bands, latency points: the run's joint 90% band over the estimated parameters,
+    // widened by the model's own error (as run --uncertainty), and whether it holds the measurement.
+    std::optional<double> band_low_ns, band_high_ns;
+    std::optional<bool> band_contains;
 };
 
 // Whether bnsim orders one kernel's measured configs as the hardware did: the points of a

@@ -55,6 +55,11 @@ void print_points(const PointsComparison& r, std::ostream& out) {
         out << ", best config: measured " << *r.measured_best << ", predicted " << *r.predicted_best
             << (*r.best_config_agrees ? " (agrees)" : " (DIFFERS)");
     out << "\n";
+    for (const auto& p : r.points)
+        if (p.band_contains)
+            out << "band   " << p.id << ": 90% in [" << show(p.metric, *p.band_low_ns) << ", "
+                << show(p.metric, *p.band_high_ns) << "] (joint, with the model's own error) "
+                << (*p.band_contains ? "holds" : "MISSES") << " the measured " << show(p.metric, p.measured) << "\n";
     for (const auto& k : r.kernels)
         out << "kernel " << k.kernel << ": " << k.points << " configs (" << k.metric << "), Spearman "
             << (k.spearman ? fixed_decimals(*k.spearman, 3) : "-")

@@ -137,7 +137,7 @@ void add_joint_band(LatencyBand& band, const RunConfig& cfg, const std::string& 
     b.method = "every estimated parameter at once: " + std::to_string(n_samples) +
                         " scrambled Halton points of their ranges by the screening estimate, scaled to the full simulation at "
                         "the preset; the lowest and highest confirmed in full simulation; widened by the model's own "
-                        "error (" + short_number(kModelErrorPct) + "%, the per-instruction calibration's MAPE)";
+                        "error (" + short_number(kModelErrorPct) + "%, the RMS error of the whole-kernel calibration rows)";
 }
 
 json to_json(const LatencyBand& b) {

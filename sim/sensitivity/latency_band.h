@@ -70,10 +70,12 @@ LatencyBand latency_band(const RunConfig& cfg, const std::string& config, const 
 void add_joint_band(LatencyBand& band, const RunConfig& cfg, const std::string& config, const Overrides& sets,
                     double latency_ns, int jobs, double timeout_s = 300, int samples = 64);
 
-// The model's own form error, until whole kernels measure it (issue 25): the per-instruction
-// calibration's MAPE, 1.6% (bnsim calibrate, 101 rows, 2026-12-01; docs/trn2-measurements.md).
-// Whole kernels are off by more (README, Accuracy): this is the band's floor, not its ceiling.
-constexpr double kModelErrorPct = 1.6;
+// The model's own form error: the RMS of the whole-kernel calibration rows' errors, 3.2%
+// (`bnsim calibrate`, its whole-kernel group: M4 at FREE_DIM 2 and 200, W1's total_time and
+// Tensor-engine time; 3.15% rounded; tests/test_calibration_run.cpp checks the figure against it). A kernel's
+// latency is a whole kernel's, so this, not the per-instruction rows' 1.4%, is what a band
+// lacks. Four rows show no pattern by kernel class yet; W2 (docs/whole-kernels.md) is outside it.
+constexpr double kModelErrorPct = 3.2;
 
 nlohmann::ordered_json to_json(const LatencyBand& band);
 void print_latency_band(const LatencyBand& band, std::ostream& out);
