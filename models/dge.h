@@ -17,11 +17,15 @@ public:
     explicit Dge(const DmaParams& p)
         : issue_ns_(p.issue_ns), bound_(p.dge_bound_to_issuer != 0), free_at_(size_t(p.hw_dge_units), 0.0) {}
 
+    // The block an engine commands when blocks are bound to their issuer: Sync the first, ACT
+    // the second (modulo the blocks there are).
+    static size_t block_of(Engine issuer) { return issuer == Engine::Act ? 1 : 0; }
+
     // Reserves a block for a DMA `issuer` triggered at now_ns; returns [start, end) of its issue.
     std::pair<double, double> issue(double now_ns, Engine issuer) {
         size_t best = 0;
         if (bound_) {
-            best = (issuer == Engine::Act ? 1 : 0) % free_at_.size();
+            best = block_of(issuer) % free_at_.size();
         } else {
             for (size_t i = 1; i < free_at_.size(); ++i)
                 if (free_at_[i] < free_at_[best]) best = i;

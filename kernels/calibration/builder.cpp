@@ -53,8 +53,7 @@ Operand Builder::hbm(uint32_t tensor, uint64_t r0, uint64_t r1, uint64_t c0, uin
 }
 
 uint64_t Builder::sbuf_alloc(uint64_t bytes, const std::string& what) {
-    const uint64_t a = t_.sbuf_align ? t_.sbuf_align : 1;
-    const uint64_t addr = (sbuf_top_ + a - 1) / a * a;
+    const uint64_t addr = aligned(sbuf_top_);
     if (addr + bytes > t_.sbuf_usable_bytes)
         throw KernelError(out_.trace.kernel + ": " + what + " needs " + std::to_string(bytes) +
                           " bytes per partition at offset " + std::to_string(addr) + ", but only " +
@@ -69,8 +68,7 @@ uint64_t Builder::aligned(uint64_t bytes) const {
 }
 
 uint64_t Builder::sbuf_free_bytes() const {
-    const uint64_t a = t_.sbuf_align ? t_.sbuf_align : 1;
-    const uint64_t top = (sbuf_top_ + a - 1) / a * a;
+    const uint64_t top = aligned(sbuf_top_);
     return top >= t_.sbuf_usable_bytes ? 0 : t_.sbuf_usable_bytes - top;
 }
 

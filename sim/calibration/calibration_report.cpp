@@ -9,9 +9,8 @@ namespace bnsim {
 
 using json = nlohmann::ordered_json;
 
-namespace {
-bool whole_kernel_row(const CalibrationRow& r) { return r.m.scope == Measurement::Scope::whole_kernel; }
-}  // namespace
+using Scope = Measurement::Scope;
+constexpr Scope kScopes[] = {Scope::instruction, Scope::whole_kernel};  // the report's order
 
 void score(CalibrationRow& row, double tolerance_pct) {
     if (!row.ran) {
@@ -53,7 +52,7 @@ json calibration_json(const MeasurementSet& set, const std::vector<CalibrationRo
         o["source"] = r.m.source;
         o["uncertainty"] = r.m.uncertainty;
         if (!r.m.model_gap.empty()) o["model_gap"] = r.m.model_gap;
-        o["scope"] = whole_kernel_row(r) ? "whole_kernel" : "instruction";
+        o["scope"] = scope_name(r.m.scope);
         o["tolerance_pct"] = set.tolerance_for(r.m);
         arr.push_back(o);
         if (r.within) ++within;
@@ -91,7 +90,7 @@ bool calibration_passes(const std::vector<CalibrationRow>& rows) {
 
 namespace {
 
-// One group's rows: count, within, fitted, mean absolute error of the rows that ran, outside ids.
+// One group's rows: count, within, fitted, mean absolute and RMS error of the rows that ran, outside ids.
 struct GroupSummary {
     int rows = 0, within = 0, fitted = 0, ran = 0;
     double abs_error_sum = 0, sq_error_sum = 0;
@@ -100,10 +99,10 @@ struct GroupSummary {
     double rms() const { return ran ? std::sqrt(sq_error_sum / ran) : 0; }
 };
 
-GroupSummary summarize(const std::vector<CalibrationRow>& rows, bool whole_kernels) {
+GroupSummary summarize(const std::vector<CalibrationRow>& rows, Scope scope) {
     GroupSummary g;
     for (const auto& r : rows) {
-        if (whole_kernel_row(r) != whole_kernels) continue;
+        if (r.m.scope != scope) continue;
         ++g.rows;
         if (r.within) ++g.within;
         else g.outside.push_back(r.m.id);
@@ -153,14 +152,12 @@ void print_summary(const GroupSummary& g, const char* what, double tol, std::ost
 
 json calibration_groups_json(const MeasurementSet& set, const std::vector<CalibrationRow>& rows) {
     json groups;
-    for (bool w : {false, true}) {
-        const GroupSummary g = summarize(rows, w);
-        groups[w ? "whole_kernel" : "instruction"] = {{"rows", g.rows},
-                                                      {"within", g.within},
-                                                      {"tolerance_pct", w ? set.whole_kernel_tolerance_pct : set.tolerance_pct},
-                                                      {"mape_pct", g.mape()},
-                                                      {"rms_pct", g.rms()},
-                                                      {"outside", g.outside}};
+    for (Scope sc : kScopes) {
+        const GroupSummary g = summarize(rows, sc);
+        groups[scope_name(sc)] = {{"rows", g.rows},           {"within", g.within},
+                                  {"tolerance_pct", set.tolerance_of(sc)},
+                                  {"mape_pct", g.mape()},     {"rms_pct", g.rms()},
+                                  {"outside", g.outside}};
     }
     return groups;
 }
@@ -169,16 +166,16 @@ void print_calibration_table(const MeasurementSet& set, const std::vector<Calibr
     out << "calibration against " << set.file << " (tolerance " << set.tolerance_pct << "% per instruction, "
         << set.whole_kernel_tolerance_pct
         << "% per whole kernel; * = third-party figure; fit = the cost table was fitted to it, pred = a prediction)\n";
-    for (bool w : {false, true}) {
-        const GroupSummary g = summarize(rows, w);
+    for (Scope sc : kScopes) {
+        const GroupSummary g = summarize(rows, sc);
         if (g.rows == 0) continue;
-        if (w) out << "whole kernels (instructions composed: waits, queues, overlap between iterations)\n";
+        const bool whole = sc == Scope::whole_kernel;
+        if (whole) out << "whole kernels (instructions composed: waits, queues, overlap between iterations)\n";
         out << std::left << std::setw(34) << "id" << std::setw(30) << "metric" << std::right << std::setw(12)
             << "measured" << std::setw(12) << "simulated" << std::setw(9) << "error" << "  role  within\n";
         for (const auto& row : rows)
-            if (whole_kernel_row(row) == w) print_row(row, out);
-        print_summary(g, w ? "whole-kernel measurements" : "per-instruction measurements",
-                      w ? set.whole_kernel_tolerance_pct : set.tolerance_pct, out);
+            if (row.m.scope == sc) print_row(row, out);
+        print_summary(g, whole ? "whole-kernel measurements" : "per-instruction measurements", set.tolerance_of(sc), out);
     }
     bool header = false;
     for (const auto& row : rows) {

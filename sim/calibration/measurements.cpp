@@ -84,9 +84,10 @@ MeasurementSet load_measurements(const std::string& path) {
         m.fitted = r.boolean("fitted", false);
         m.uncertainty = r.text("uncertainty");
         m.model_gap = r.text("model_gap", "");
-        m.scope = r.choice("scope", {"instruction", "whole_kernel"}, "instruction") == "whole_kernel"
-                      ? Measurement::Scope::whole_kernel
-                      : Measurement::Scope::instruction;
+        using Scope = Measurement::Scope;
+        const std::string scope = r.choice("scope", {scope_name(Scope::instruction), scope_name(Scope::whole_kernel)},
+                                           scope_name(Scope::instruction));
+        m.scope = scope == scope_name(Scope::whole_kernel) ? Scope::whole_kernel : Scope::instruction;
         r.finish();
         set.rows.push_back(std::move(m));
     }

@@ -33,14 +33,20 @@ struct Measurement {
     enum class Scope { instruction, whole_kernel } scope = Scope::instruction;
 };
 
+// "instruction" / "whole_kernel", as measurements.yaml's `scope` spells it.
+inline const char* scope_name(Measurement::Scope s) {
+    return s == Measurement::Scope::whole_kernel ? "whole_kernel" : "instruction";
+}
+
 struct MeasurementSet {
     std::string file;
     double tolerance_pct = 15;               // per-instruction rows
     double whole_kernel_tolerance_pct = 10;  // whole-kernel rows
     std::vector<Measurement> rows;
-    double tolerance_for(const Measurement& m) const {
-        return m.scope == Measurement::Scope::whole_kernel ? whole_kernel_tolerance_pct : tolerance_pct;
+    double tolerance_of(Measurement::Scope s) const {
+        return s == Measurement::Scope::whole_kernel ? whole_kernel_tolerance_pct : tolerance_pct;
     }
+    double tolerance_for(const Measurement& m) const { return tolerance_of(m.scope); }
 };
 
 // The metrics a row may compare (see measurements.yaml for their definitions).

@@ -70,7 +70,7 @@ public:
         dma_[in.core] = dma;
         queue_win_[in.core] = win;
         plateau_[in.core] += double(sh.rows) * sh.desc_bytes / hw_.dma.engine_bandwidth_gbps;
-        if (in.dma.dge == DgeMode::hardware) dge_[in.core][in.engine == Engine::Act ? 1 : 0] += hw_.dma.issue_ns;
+        if (in.dma.dge == DgeMode::hardware) dge_[in.core][Dge::block_of(in.engine)] += hw_.dma.issue_ns;
         ++b_.dmas;
         b_.descriptors += sh.rows;
         b_.desc_bytes += uint64_t(sh.rows) * sh.desc_bytes;

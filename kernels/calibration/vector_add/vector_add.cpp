@@ -47,10 +47,10 @@ GeneratedKernel generate_vector_add(const VectorAddParams& p, const KernelTarget
     // Allocated inside the loop: each tile's buffers side by side, as the frontend's allocator
     // places them (a site's buffers in one block, the sites in program order).
     const uint32_t nbuf = p.buffers;
-    const uint64_t a_addr = b.sbuf_alloc(b.aligned(bytes) * nbuf, "the a tile's buffers");
-    const uint64_t b_addr = b.sbuf_alloc(b.aligned(bytes) * nbuf, "the b tile's buffers");
-    const uint64_t c_addr = b.sbuf_alloc(b.aligned(bytes) * nbuf, "the result tile's buffers");
-    const uint64_t stride = b.aligned(bytes);
+    const uint64_t stride = b.aligned(bytes);  // one buffer
+    const uint64_t a_addr = b.sbuf_alloc(stride * nbuf, "the a tile's buffers");
+    const uint64_t b_addr = b.sbuf_alloc(stride * nbuf, "the b tile's buffers");
+    const uint64_t c_addr = b.sbuf_alloc(stride * nbuf, "the result tile's buffers");
     const int queues = std::max(1, t.dma_queues);
 
     b.trace().reserve(4 * iters);  // refused up front if past the trace limit
