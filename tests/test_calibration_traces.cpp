@@ -234,6 +234,15 @@ TEST_CASE("vector_add tensor_scalar form reads b through the scalar operand path
     CHECK(add.scalar[0].column->region.bytes_per_row() == 4);
     CHECK(deps_of(k.trace, 2) == ids({0, 1}));
     CHECK(deps_of(k.trace, 6) == ids({2, 3, 4, 5}));
+    // With rotating buffers each add reads the b its own iteration loaded.
+    p.buffers = 4;
+    GeneratedKernel r = generate_vector_add(p, trn2());
+    for (uint32_t i = 0; i < 8; ++i) {
+        const Instruction& a = r.trace.instructions()[4 * i + 2];
+        REQUIRE(a.scalar[0].column);
+        CHECK(a.scalar[0].column->region.byte_lo == r.trace.instructions()[4 * i + 1].dsts[0].region.byte_lo);
+        CHECK(deps_of(r.trace, 4 * i + 2) == (i < 4 ? ids({4 * i, 4 * i + 1}) : ids({4 * i - 14, 4 * i - 13, 4 * i, 4 * i + 1})));
+    }
 }
 
 TEST_CASE("calibration kernels refuse what they cannot run, with the key and the reason") {

@@ -74,7 +74,7 @@ GeneratedKernel generate_vector_add(const VectorAddParams& p, const KernelTarget
             add.srcs = {a_t, b_t};
         } else {
             add.srcs = {a_t};
-            add.scalar[0].column = Builder::sbuf(0, P, b_addr, 1, p.dtype);
+            add.scalar[0].column = Builder::sbuf(0, P, b_addr + k * stride, 1, p.dtype);  // this iteration's b
         }
         b.append(std::move(add), c_t, "add");
         b.dma(c_t, b.hbm(t_c, 0, P, c0, c1), p.dge, queue(kQueueOut), "store c");
