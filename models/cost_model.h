@@ -55,15 +55,27 @@ public:
     // engine's stream in execution order use this one.
     double engine_ns(const Instruction& ins, EngineState& state) const;
 
-    // How long after `producer` finishes its result reaches `consumer` (a dependency):
-    // semaphore.latency_ns when the producer is an engine instruction (not a DMA, whose
-    // completion semaphore the DMA lifecycle prices, nor a sendrecv) on another engine; else 0.
-    // Inline: the list scheduler asks once per dependency edge.
-    double semaphore_ns(const Instruction& producer, const Instruction& consumer) const {
-        return semaphore_ns(producer, consumer.engine);
+    // Cycles after a compute instruction leaves its engine until its result is written
+    // (engines.<e>.result_latency_cycles), in ns; 0 for DMAs and sendrecvs, whose completion the
+    // DMA lifecycle and the link price. An instruction's end (ExecRecord::end_ns, the schedule's
+    // est_end) is its occupancy end plus this.
+    double result_latency_ns(const Instruction& ins) const {
+        if (ins.is_dma() || ins.opcode == Opcode::SendRecv) return 0;
+        return engine_latency_ns(ins.engine);
     }
-    double semaphore_ns(const Instruction& producer, Engine consumer_engine) const {
-        if (producer.is_dma() || producer.opcode == Opcode::SendRecv || producer.engine == consumer_engine) return 0;
+
+    // How long after `producer`'s end a dependent `consumer` may start. On another engine: the
+    // semaphore hand-off, semaphore.latency_ns, when the producer is an engine instruction (not a
+    // DMA, whose completion semaphore the DMA lifecycle prices, nor a sendrecv). On the same
+    // engine the pipeline keeps its instructions in order, so the consumer may issue as soon as
+    // the producer has left the engine: its result latency before the producer's end (<= 0).
+    // Inline: the list scheduler asks once per dependency edge.
+    double handoff_ns(const Instruction& producer, const Instruction& consumer) const {
+        return handoff_ns(producer, consumer.engine);
+    }
+    double handoff_ns(const Instruction& producer, Engine consumer_engine) const {
+        if (producer.is_dma() || producer.opcode == Opcode::SendRecv) return 0;
+        if (producer.engine == consumer_engine) return -engine_latency_ns(producer.engine);
         return hw_.semaphore.latency_ns;
     }
 
@@ -73,6 +85,7 @@ public:
     bool sendrecv_uses_gpsimd_path(const Instruction& ins) const;
 
     double cycles_to_ns(Engine e, double cycles) const { return cycles / hw_.engine(e).clock_ghz; }
+    double engine_latency_ns(Engine e) const { return cycles_to_ns(e, hw_.engine(e).result_latency_cycles); }
 
 private:
     const HwConfig& hw_;

@@ -57,6 +57,10 @@ struct DmaParams {
 struct EngineParams {
     double clock_ghz = 0;
     double min_ii_cycles = 0;  // shortest issue interval of one instruction
+    // Cycles from an instruction leaving the engine (its cost-table time) until its result is
+    // written: a pipeline latency the engine's next instruction does not wait for, its
+    // consumers on other engines do.
+    double result_latency_cycles = 0;
 };
 
 // One row of the instruction cost table:

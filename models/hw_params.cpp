@@ -139,6 +139,7 @@ std::vector<HwParam> declare() {
     for (Engine e : kAllEngines) {
         t.push_back(engine_field(e, "clock_ghz", "GHz", 0.01, 100, &EngineParams::clock_ghz));
         t.push_back(engine_field(e, "min_ii_cycles", "cycles", 0, 1e6, &EngineParams::min_ii_cycles));
+        t.push_back(engine_field(e, "result_latency_cycles", "cycles", 0, 1e6, &EngineParams::result_latency_cycles));
     }
     std::vector<HwParam> rest = {
         field("act.accumulate_extra_cycles", "cycles", K::real, 0, 1e6, &HwConfig::act,

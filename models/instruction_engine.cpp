@@ -21,7 +21,9 @@ void InstructionEngine::complete(double t) {
     const uint32_t id = stream_[pos_];
     switch (work_) {
     case Work::Compute:
-        sb_.finish(id, t);
+        // Its consumers on this engine may issue now (CostModel::handoff_ns), the rest once the
+        // result is written.
+        sb_.finish(id, t + cost_.result_latency_ns(trace_.instructions()[id]));
         break;
     case Work::Trigger:
         dma_.trigger(id);
@@ -89,7 +91,7 @@ void InstructionEngine::step() {
     // A producer on another engine signals its semaphore some time after it finishes.
     double visible = now;
     for (uint32_t d : ins.deps)
-        visible = std::max(visible, sb_.record(d).end_ns + cost_.semaphore_ns(trace_.instructions()[d], ins));
+        visible = std::max(visible, sb_.record(d).end_ns + cost_.handoff_ns(trace_.instructions()[d], ins));
     if (now + kTimeEpsNs < visible) {
         semaphore_until_ = visible;
         state_ = State::WaitSemaphore;
@@ -115,7 +117,15 @@ void InstructionEngine::step() {
         if (ins.opcode == Opcode::Activation) regs_.execute(ins);
         break;
     }
-    busy_ns_ += dur;
+    // Busy as a profiler counts an engine active: each instruction from its start until its
+    // result is written, overlapping spans (a pipelined result latency under the next
+    // instruction) once.
+    const double latency = work_ == Work::Compute ? cost_.result_latency_ns(ins) : 0.0;
+    if (now + kTimeEpsNs >= active_until_)  // a span of its own (the time grid rounds ends to ps)
+        busy_ns_ += dur + latency;
+    else
+        busy_ns_ += std::max(0.0, now + dur + latency - active_until_);
+    active_until_ = std::max(active_until_, now + dur + latency);
     busy_until_ = now + dur;
     state_ = State::Busy;
     ev_.notify(sc_core::sc_time(dur, sc_core::SC_NS));

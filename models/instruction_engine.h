@@ -39,6 +39,7 @@ public:
     uint32_t head() const { return stream_[pos_]; }
     const std::vector<uint32_t>& stream() const { return stream_; }
 
+    // Time the engine was active: the union of its instructions' spans, start to result written.
     double busy_ns() const { return busy_ns_; }
     double wait_ns() const { return wait_ns_; }
     uint64_t executed() const { return executed_; }
@@ -65,6 +66,7 @@ private:
     State state_ = State::Idle;
     Work work_ = Work::Compute;
     double busy_until_ = 0;
+    double active_until_ = 0;           // the latest result-written time of the engine's instructions
     double semaphore_until_ = 0;        // WaitSemaphore: when the head's inputs are visible
     CostModel::EngineState cost_state_;  // e.g. the ACT function table loaded
     sc_core::sc_event ev_;

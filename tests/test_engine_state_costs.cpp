@@ -80,9 +80,10 @@ TEST_CASE("semaphore: a consumer on another engine starts no sooner than its pro
     for (const auto& in : k.trace.instructions())
         for (uint32_t d : in.deps) {
             const Instruction& p = k.trace.instructions()[d];
-            const double expect = cm.semaphore_ns(p, in);
-            CHECK(expect == ((p.is_dma() || p.engine == in.engine) ? 0.0 : lat));
-            if (expect == 0) continue;
+            const double expect = cm.handoff_ns(p, in);
+            const double same = p.is_dma() ? 0.0 : -cm.result_latency_ns(p);
+            CHECK(expect == (p.is_dma() ? 0.0 : p.engine == in.engine ? same : lat));
+            if (p.is_dma() || p.engine == in.engine) continue;
             ++cross;
             CHECK(s.est_start[in.id] >= s.est_end[d] + lat - 1e-6);
             CHECK(r.timing[in.id].ready_ns >= r.timing[d].end_ns + lat - 1e-6);

@@ -227,7 +227,7 @@ TEST_CASE("set hardware.X of an unknown hardware parameter is one clear error") 
     CHECK(o.err.find("engines.dve.clock_ghz") != std::string::npos);
     CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
     // a group and the cost table remain settable as a whole
-    CHECK(config_error_of(kDefault, parse_overrides({"hardware.engines.pe={clock_ghz: 2.0, min_ii_cycles: 64}"})).empty());
+    CHECK(config_error_of(kDefault, parse_overrides({"hardware.engines.pe={clock_ghz: 2.0, min_ii_cycles: 64, result_latency_cycles: 64}"})).empty());
 }
 
 TEST_CASE("bnsim params --json lists every parameter and its values round-trip through --set") {

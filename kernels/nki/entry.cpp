@@ -3,7 +3,7 @@
 // arguments, e.g.
 //   kernel: nki
 //   nki: {source: my_kernel.py, function: my_kernel, args: {a: {shape: [128, 512], dtype: float32}, n: 4},
-//         dge: auto, loop_buffers: 4}
+//         dge: auto, loop_buffers: 4, rename_copies: 8}
 // Tensor arguments are HBM inputs given by shape and dtype; any other argument is passed to the
 // function as the Python value the YAML spells. The source path is relative to the config.
 #include <cmath>
@@ -30,6 +30,7 @@ struct NkiParams {
     json args = json::object();
     std::string dge = "auto";
     int loop_buffers = 4;
+    int rename_copies = 8;  // copies of a tile whose values stay in one loop iteration (1: none)
     std::string python = "auto";  // see interpreter()
     std::vector<DecisionAxis> tune;  // `tune:` the args bnsim tune varies, with their values
 };
@@ -163,6 +164,7 @@ std::any parse(ConfigNode& top, const KernelTarget&) {
     }
     p.dge = s.choice("dge", {"auto", "hardware", "software", "none"}, "auto");
     p.loop_buffers = int(s.integer("loop_buffers", 1, 8, 4));
+    p.rename_copies = int(s.integer("rename_copies", 1, 16, 8));
     p.python = s.text("python", "auto");
     if (p.python.empty()) s.fail("python", "a Python 3 interpreter (auto, a name on PATH or a path)");
     s.finish();
@@ -188,7 +190,7 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
     req["target"] = {{"partitions", t.partitions}, {"sbuf_usable_bytes", t.sbuf_usable_bytes},
                      {"sbuf_align", t.sbuf_align},  {"cores", t.num_cores},
                      {"dma_queues", t.dma_queues},   {"dge", p.dge},
-                     {"loop_buffers", p.loop_buffers}};
+                     {"loop_buffers", p.loop_buffers}, {"rename_copies", p.rename_copies}};
     FrontendRequest r;
     r.python = interpreter(p.python);
     {
@@ -229,6 +231,8 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
     g.summary.set("function", p.function);
     g.summary.set("dge", p.dge);
     g.summary.set("loop_buffers", int64_t(p.loop_buffers));
+    g.summary.set("rename_copies", int64_t(p.rename_copies));
+    g.summary.set("renamed_tiles", int64_t(i.value("renamed_tiles", 0)));
     g.summary.set("sbuf_peak_bytes", int64_t(i.value("sbuf_peak_bytes_per_partition", 0)));
     g.summary.set("psum_peak_banks", int64_t(i.value("psum_peak_banks", 0)));
     g.summary.set("inexact_hbm_regions", int64_t(i.value("inexact_hbm_regions", 0)));
@@ -250,6 +254,8 @@ const KernelEntry& nki_entry() {
             {"function", "the traced function"},
             {"dge", "descriptor generation of DMAs whose call names none (auto: hardware, as neuronx-cc compiles for trn2; hardware, software, none: a --disable-dge profile run)"},
             {"loop_buffers", "rotating buffers of a tile allocated in a loop body, each with its own DMA queues (a compiler estimate, 1-8)"},
+            {"rename_copies", "copies the compiler gives a tile whose values stay in one loop iteration (a compiler estimate, 1-16; 1: no renaming)"},
+            {"renamed_tiles", "tiles given copies because no value crosses a loop iteration through them"},
             {"sbuf_peak_bytes", "SBUF bytes per partition the allocator placed at the peak"},
             {"psum_peak_banks", "PSUM banks in use at the peak"},
             {"inexact_hbm_regions", "HBM accesses written as a bounding rectangle (not exact)"},

@@ -339,24 +339,31 @@ RunReport build_run_report(const RunConfig& cfg, const GeneratedKernel& k, const
 
     // Engines: busy time (max over cores) and utilization.
     const double kn = std::max(r.kernel_ns, 1e-9);
-    // Busy time priced by estimates: per instruction (estimated_engine_ns), plus what the engine's
-    // state added beyond its instructions' own costs (ACT table switches) when that is an estimate.
+    // Busy time priced by estimates: per instruction (estimated_engine_ns), plus what the engine
+    // added beyond its instructions' own costs when that is an estimate: ACT's table switches,
+    // an engine's result latency (the tail of a span no next instruction overlaps).
     const auto& estimated = figures.estimated_ns;
     const auto& own = figures.own_ns;
     // Per engine, the time its instructions waited on semaphores, summed in program order.
     std::array<double, kNumEngines> wait{};
     for (const auto& in : trace.instructions())
         wait[size_t(in.engine)] += r.timing[in.id].ready_ns - r.timing[in.id].head_ns;
-    const auto table = cfg.hw.provenance.find("act.table_switch_ns");
-    const bool switch_estimated = table != cfg.hw.provenance.end() && table->second.estimate;
+    auto estimated_param = [&](const std::string& name) {
+        const auto it = cfg.hw.provenance.find(name);
+        return it != cfg.hw.provenance.end() && it->second.estimate;
+    };
     for (Engine e : kAllEngines) {
+        const bool extra_estimated =
+            (e == Engine::Act && estimated_param("act.table_switch_ns")) ||
+            (cfg.hw.engine(e).result_latency_cycles > 0 &&
+             estimated_param(std::string("engines.") + engine_name(e) + ".result_latency_cycles"));
         double busy = 0, est = 0;
         uint64_t n = 0;
         std::vector<EngineCoreFigures> per_core;
         for (int c = 0; c < trace.num_cores; ++c) {
             const UnitStats u = r.units.cores.at(size_t(c)).engines[size_t(e)];
             double ce = estimated[size_t(c)][size_t(e)];
-            if (switch_estimated) ce += std::max(0.0, u.busy_ns - own[size_t(c)][size_t(e)]);
+            if (extra_estimated) ce += std::max(0.0, u.busy_ns - own[size_t(c)][size_t(e)]);
             if (u.busy_ns > busy || (u.busy_ns == busy && ce > est)) busy = u.busy_ns, est = ce;
             n += u.instructions;
             per_core.push_back({ps(u.busy_ns), u.instructions, ps(ce)});

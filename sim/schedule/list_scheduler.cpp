@@ -114,7 +114,7 @@ struct CoreScheduler {
             const Instruction& in = ins[id];
             const double start = best_t;
             const double occupy = cost.engine_ns(in, state[size_t(best)]);
-            double result = start + occupy;
+            double result = start + occupy + cost.result_latency_ns(in);
             if (in.is_dma()) {
                 const DmaTimes times = dma.run(planner.plan(in, trace), start, start + occupy);
                 result = times.end;
@@ -135,7 +135,7 @@ struct CoreScheduler {
             ++scheduled;
             for (const uint32_t* it = dependents.begin(id); it != dependents.end(id); ++it) {
                 const uint32_t d = *it;
-                const double visible = result + cost.semaphore_ns(in, engine_of[d]);
+                const double visible = result + cost.handoff_ns(in, engine_of[d]);
                 if (visible >= dep_ready[d]) last_dep[d] = id;
                 dep_ready[d] = std::max(dep_ready[d], visible);
                 if (--indeg[d] == 0) {

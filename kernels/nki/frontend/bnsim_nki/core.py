@@ -272,6 +272,7 @@ class Tile(Storage):
         self.partition_stride = self.strides[0] if self.shape else 1
         self.zero_pending = False     # nl.zeros in PSUM: the first matmul into it overwrites
         self.buffer_slot = 0          # which of its loop site's rotating buffers it is (Allocator.tile)
+        self.renamable = False        # the allocator's, in one buffer: rename.py may give it copies
 
 
 class Access:
@@ -511,14 +512,17 @@ class Allocator:
         self.sbuf_peak = 0
         self.psum_peak = 0
         # One frame per open loop: where its tiles start, and its sites' buffers.
-        self.frames = [self.frame(0, 0, 1)]
+        self.frames = [self.frame(0, 0, 1, True)]
 
     @staticmethod
-    def frame(sbuf, psum, rotate):
-        return {"sbuf": sbuf, "psum": psum, "sites": {}, "rotate": rotate, "uses": {}, "turns": {}}
+    def frame(sbuf, psum, rotate, renamable):
+        # renamable: the frame's tiles are placed once, for rename.py to copy (outside any loop,
+        # in a sequential_range body); an affine_range/static_range body's rotate instead.
+        return {"sbuf": sbuf, "psum": psum, "sites": {}, "rotate": rotate, "renamable": renamable, "uses": {},
+                "turns": {}}
 
-    def push(self, rotate):
-        self.frames.append(self.frame(self.sbuf_top, self.psum_top, rotate))
+    def push(self, rotate, renamable):
+        self.frames.append(self.frame(self.sbuf_top, self.psum_top, rotate, renamable))
 
     def next_iteration(self):
         self.frames[-1]["uses"] = {}
@@ -573,6 +577,8 @@ class Allocator:
         if t is None or t.shape != tuple(shape) or t.dtype is not dtype:
             t = tiles[(key, addr)] = Tile(shape, dtype, buffer, name, addr)
             t.buffer_slot = turn % len(slots)
+            t.renamable = f["renamable"]
+            t.allocator, t.site = self, key
         t.zero_pending = False
         t.written = False
         return t
@@ -583,7 +589,7 @@ class Allocator:
 
 class Instruction:
     __slots__ = ("core", "engine", "opcode", "reads", "writes", "fields", "partitions", "free",
-                 "location", "what", "unit", "affine")
+                 "location", "what", "unit", "affine", "loops")
 
     def __init__(self, engine, opcode, reads, writes, fields, partitions, free, what):
         self.core = REC.core
@@ -595,6 +601,7 @@ class Instruction:
         self.what = what
         self.unit = REC.unit
         self.affine = REC.affine   # ((loop instance, iteration), ...) of the open affine_range loops
+        self.loops = REC.loops     # the same of every open loop, of any kind
 
 
 class Recorder:
@@ -612,6 +619,7 @@ class Recorder:
         self.dma_queues = int(target.get("dma_queues", 16))
         self.dge = target.get("dge", "auto")
         self.loop_buffers = int(target.get("loop_buffers", 4))
+        self.rename_copies = int(target.get("rename_copies", 8))
         self.source_dir = target.get("source_dir", "")
         self.shown_dir = ""
         self.instructions = []
@@ -621,6 +629,7 @@ class Recorder:
         self.loop_depth = 0
         self.affine = ()            # the open affine_range loops: ((instance, iteration), ...)
         self.affine_ids = frozenset()
+        self.loops = ()             # every open loop: ((instance, iteration), ...)
         self.loop_sites = {}        # loop instance -> its source line
         self.loops_started = 0
         self.top_iter = 0

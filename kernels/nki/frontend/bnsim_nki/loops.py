@@ -10,17 +10,18 @@ def _range(kind, args, call):
     if len(r) > 1 << 22:
         fail(call, "at most 4194304 iterations, got %d" % len(r))
     top = REC.loop_depth == 0
-    REC.alloc.push(REC.loop_buffers if kind != "sequential" else 1)
+    REC.alloc.push(REC.loop_buffers if kind != "sequential" else 1, kind == "sequential")
     REC.loop_depth += 1
-    outer, outer_ids = REC.affine, REC.affine_ids
+    outer, outer_ids, outer_loops = REC.affine, REC.affine_ids, REC.loops
+    REC.loops_started += 1
+    loop = REC.loops_started
+    REC.loop_sites[loop] = caller_location()
     if kind == "affine":
-        REC.loops_started += 1
-        loop = REC.loops_started
-        REC.loop_sites[loop] = caller_location()
         REC.affine_ids = outer_ids | {loop}
     try:
         for i in r:
             REC.alloc.next_iteration()
+            REC.loops = outer_loops + ((loop, i),)
             if kind == "affine":
                 REC.affine = outer + ((loop, i),)
             if top:
@@ -30,7 +31,7 @@ def _range(kind, args, call):
     finally:
         REC.loop_depth -= 1
         REC.alloc.pop()
-        REC.affine, REC.affine_ids = outer, outer_ids
+        REC.affine, REC.affine_ids, REC.loops = outer, outer_ids, outer_loops
         if top:
             REC.unit = -1
 

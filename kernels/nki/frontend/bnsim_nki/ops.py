@@ -51,7 +51,13 @@ ASSUMPTIONS = {
     "loop buffers": "a tile allocated inside an affine_range/static_range body gets `loop_buffers` rotating "
                     "buffers (default 4, estimate, range 2-8: W1's transpose, 46.5 us on trn2, is 74.3, 61.9, 47.9 "
                     "and 43.1 us at 2, 3, 4 and 8 buffers; M4 is insensitive from 2 on); a sequential_range "
-                    "body gets 1",
+                    "body gets 1 (tile renaming may give it copies)",
+    "tile renaming": "a buffer whose values never cross an iteration of some loop (every read sees only writes of "
+                     "the same iteration: a tile refilled whole in each iteration, a sequential_range body's "
+                     "tile) gets `rename_copies` copies used in turn, one per iteration of that loop, each with "
+                     "its own DMA queues (rename.py; default 8, estimate: W2's fused conv2d + maxpool, whose one-row "
+                     "input tile is reloaded 2,664 times, is 824 us on trn2 at ~90% MFU; bnsim's equivalent "
+                     "is 5189, 2620, 1354, 993 and 792 us at 1, 2, 4, 6 and 8 copies, 792 us at 12 and 16)",
 }
 
 ENGINE_NAMES = {"sync": "sync", "act": "act", "scalar": "act", "activation": "act", "vector": "dve", "dve": "dve",

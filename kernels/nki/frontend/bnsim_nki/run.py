@@ -101,7 +101,7 @@ def trace(request):
         for v in (out if isinstance(out, (tuple, list)) else [out]):
             if isinstance(v, core.View) and not v.storage.on_chip:
                 v.storage.is_output = True
-    info = {"source": REC.display_name(source), "function": name, "dge": REC.dge, "loop_buffers": REC.loop_buffers,
+    info = {"source": REC.display_name(source), "function": name, "dge": REC.dge, "loop_buffers": REC.loop_buffers, "rename_copies": REC.rename_copies,
             "skip_middle_end_transformations": bool(getattr(REC, "skip_middle_end", False)),
             "assumptions": ops.ASSUMPTIONS}
     return name, info

@@ -153,6 +153,11 @@ def quoted(s):
 
 
 def write(out, kernel_name, info):
+    from . import races, rename
+    # The race check reads the kernel as written; renaming then moves tiles (and their DMA
+    # streams) before the queues are numbered and any region is written.
+    races_found = races.find()
+    renamed = rename.rename()
     REC.assign_queues()
     # Every HBM access, with the partition count of its instruction's on-chip side.
     for ins in REC.instructions:
@@ -162,8 +167,8 @@ def write(out, kernel_name, info):
     info = dict(info)
     info["inexact_hbm_regions"] = choose_views()
     check_dma_rows()
-    from . import races
-    info["loop_races"], info["loop_race_pairs"] = races.find()
+    info["renamed_tiles"] = renamed
+    info["loop_races"], info["loop_race_pairs"] = races_found
     info["sbuf_peak_bytes_per_partition"] = REC.sbuf_peak
     info["psum_peak_banks"] = REC.psum_peak // REC.psum_bank
     addr, tensors = 0, []
