@@ -93,8 +93,11 @@ void add_joint_band(LatencyBand& band, const RunConfig& cfg, const std::string& 
     b.p5_ns = percentile(lat, 0.05);
     b.p50_ns = percentile(lat, 0.50);
     b.p95_ns = percentile(lat, 0.95);
-    b.widened_p5_ns = b.p5_ns * (1 - kModelErrorPct / 100);
-    b.widened_p95_ns = b.p95_ns * (1 + kModelErrorPct / 100);
+    // Widened by the model's own error, which is the nominal prediction's error against trn2: the
+    // band holds the nominal latency's error band too when the sample lies to one side of it (W1:
+    // every joint sample above the nominal). tune's band is the same (tune.cpp).
+    b.widened_p5_ns = std::min(b.p5_ns, latency_ns) * (1 - kModelErrorPct / 100);
+    b.widened_p95_ns = std::max(b.p95_ns, latency_ns) * (1 + kModelErrorPct / 100);
     // The extremes, confirmed in full simulation.
     const size_t lo_k = kept[size_t(std::min_element(lat.begin(), lat.end()) - lat.begin())];
     const size_t hi_k = kept[size_t(std::max_element(lat.begin(), lat.end()) - lat.begin())];
