@@ -25,6 +25,7 @@ from .writer import split
 
 SCALAR_FIELDS = ("scale", "bias", "scalar0", "scalar1", "scalar")  # per-partition column operands
 WALK_LIMIT = 256   # writes looked back per read; past it the buffer is left alone (conservatively)
+PAIR_LIMIT = 1 << 21  # (read, reaching write) pairs kept per buffer; past it, left alone too
 
 
 def scalar_operands(ins):
@@ -157,6 +158,8 @@ def choose_loop(accs):
         if got is None:
             return None
         pairs.extend((idx, j) for j in got)
+        if len(pairs) > PAIR_LIMIT:
+            return None
     ins = REC.instructions
     sites = {}
     for idx, _, _ in writes:
