@@ -217,16 +217,16 @@ bool dma_fixed_dominates(const Bounds& b, const HwConfig& hw, std::string& why) 
 // published figures: a compute instruction's whole time when its cost row is an estimate; a
 // DMA or sendrecv trigger's time when dma.trigger_cycles is one (and software descriptor
 // generation when dma.sw_dge_issue_ns is).
+// Whether a hardware parameter's value is an estimate (its provenance says so).
+bool is_estimate(const HwConfig& hw, const std::string& name) {
+    const auto it = hw.provenance.find(name);
+    return it != hw.provenance.end() && it->second.estimate;
+}
+
 struct EstimatedTriggers {
     bool trigger_cycles = false, sw_dge_issue = false;  // dma.trigger_cycles, dma.sw_dge_issue_ns
-    explicit EstimatedTriggers(const HwConfig& hw) {
-        auto estimate = [&](const char* name) {
-            const auto it = hw.provenance.find(name);
-            return it != hw.provenance.end() && it->second.estimate;
-        };
-        trigger_cycles = estimate("dma.trigger_cycles");
-        sw_dge_issue = estimate("dma.sw_dge_issue_ns");
-    }
+    explicit EstimatedTriggers(const HwConfig& hw)
+        : trigger_cycles(is_estimate(hw, "dma.trigger_cycles")), sw_dge_issue(is_estimate(hw, "dma.sw_dge_issue_ns")) {}
 };
 
 // `total`: the instruction's engine time, cost.engine_ns(in).
@@ -348,15 +348,11 @@ RunReport build_run_report(const RunConfig& cfg, const GeneratedKernel& k, const
     std::array<double, kNumEngines> wait{};
     for (const auto& in : trace.instructions())
         wait[size_t(in.engine)] += r.timing[in.id].ready_ns - r.timing[in.id].head_ns;
-    auto estimated_param = [&](const std::string& name) {
-        const auto it = cfg.hw.provenance.find(name);
-        return it != cfg.hw.provenance.end() && it->second.estimate;
-    };
     for (Engine e : kAllEngines) {
         const bool extra_estimated =
-            (e == Engine::Act && estimated_param("act.table_switch_ns")) ||
+            (e == Engine::Act && is_estimate(cfg.hw, "act.table_switch_ns")) ||
             (cfg.hw.engine(e).result_latency_cycles > 0 &&
-             estimated_param(std::string("engines.") + engine_name(e) + ".result_latency_cycles"));
+             is_estimate(cfg.hw, std::string("engines.") + engine_name(e) + ".result_latency_cycles"));
         double busy = 0, est = 0;
         uint64_t n = 0;
         std::vector<EngineCoreFigures> per_core;

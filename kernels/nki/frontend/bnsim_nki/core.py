@@ -521,6 +521,10 @@ class Allocator:
         return {"sbuf": sbuf, "psum": psum, "sites": {}, "rotate": rotate, "renamable": renamable, "uses": {},
                 "turns": {}}
 
+    def sbuf_size(self, free):
+        """The bytes per partition a tile of `free` bytes takes in SBUF (its alignment)."""
+        return -(-free // self.align) * self.align
+
     def push(self, rotate, renamable):
         self.frames.append(self.frame(self.sbuf_top, self.psum_top, rotate, renamable))
 
@@ -548,7 +552,7 @@ class Allocator:
         slots = f["sites"].get(key)
         if slots is None:
             if buffer is SBUF:
-                size = -(-free // self.align) * self.align
+                size = self.sbuf_size(free)
                 base = self.sbuf_top
                 self.sbuf_top += size * n
                 if self.sbuf_top > self.sbuf_bytes:

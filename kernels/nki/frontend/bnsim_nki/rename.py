@@ -28,15 +28,13 @@ WALK_LIMIT = 256   # writes looked back per read; past it the buffer is left alo
 PAIR_LIMIT = 1 << 21  # (read, reaching write) pairs kept per buffer; past it, left alone too
 
 
-def scalar_operands(ins):
+def scalar_fields(ins):
     """The [P, 1] column operands an instruction reads through its fields (a tensor_scalar's
-    operand0, an activation's bias), as (access, dtype)."""
-    out = []
+    operand0, an activation's bias): (field, (access, dtype)) each."""
     for key in SCALAR_FIELDS:
         v = ins.fields.get(key)
         if isinstance(v, tuple) and isinstance(v[0], Access):
-            out.append(v)
-    return out
+            yield key, v
 
 
 def rectangle(acc):
@@ -90,23 +88,25 @@ def rename():
     if n < 2:
         return 0
     # Every access of every candidate buffer, in program order: (index, is_write, access).
-    buffers = {}
+    buffers, pinned = {}, set()
     for idx, ins in enumerate(REC.instructions):
-        for k, ops in ((0, ins.reads + scalar_operands(ins)), (1, ins.writes)):
+        for k, ops in ((0, ins.reads + [v for _, v in scalar_fields(ins)]), (1, ins.writes)):
             for acc, _ in ops:
                 if acc is None or not isinstance(acc.storage, Tile) or not acc.storage.renamable:
                     continue
                 st = acc.storage
-                group = buffers.setdefault((id(st.allocator), st.buffer.name, st.addr, st.site), [])
+                key = (id(st.allocator), st.buffer.name, st.addr, st.site)
+                group = buffers.setdefault(key, [])
                 if k and ins.opcode == "nc_matmul" and ins.fields.get("accumulate"):
                     group.append((idx, 0, acc))  # an accumulating matmul reads the sums it adds to
                 group.append((idx, k, acc))
                 if ins.opcode == "sendrecv":
-                    group.append(None)  # the peer reads the same place: not this core's to move
+                    pinned.add(key)  # the peer reads the same place: not this core's to move
     renamed, placed = 0, {}
-    for (_, _, base, _), accs in buffers.items():
-        if None in accs:
+    for key, accs in buffers.items():
+        if key in pinned:
             continue
+        base = key[2]
         turn_of = choose_loop(accs)
         if turn_of is None:
             continue
@@ -130,10 +130,9 @@ def rename():
                 if a is acc:
                     (ins.writes if k else ins.reads)[j] = (moved, dt)
             if not k:
-                for key in SCALAR_FIELDS:
-                    v = ins.fields.get(key)
-                    if isinstance(v, tuple) and v[0] is acc:
-                        ins.fields[key] = (moved, v[1])
+                for field, (a, dt) in list(scalar_fields(ins)):
+                    if a is acc:
+                        ins.fields[field] = (moved, dt)
             # Each copy a DMA stream of its own, as each rotating buffer of an affine body has.
             if ins.opcode == "dma_copy" and ins.fields["stream"] != ("column",):
                 ins.fields["stream"] = ins.fields["stream"] + (("copy", c),)
@@ -169,14 +168,12 @@ def choose_loop(accs):
     for site, iterations in sites.items():
         if len(iterations) < 2 or (best and len(iterations) <= best[0]):
             continue
+        at = {}  # filled as the check goes: it stops at the first pair in different iterations
 
-        seen = {}
-
-        def iteration(i, site=site, seen=seen):
-            it = seen.get(i, seen)
-            if it is seen:
-                it = seen[i] = next(((l, t) for l, t in ins[i].loops if REC.loop_sites[l] == site), None)
-            return it
+        def iteration(i, site=site, at=at):
+            if i not in at:
+                at[i] = iteration_at(ins[i], site)
+            return at[i]
 
         if all(iteration(r) == iteration(w) for r, w in pairs):
             best = (len(iterations), site)
@@ -185,12 +182,17 @@ def choose_loop(accs):
     site, turns = best[1], {}
 
     def turn_of(i):
-        it = next(((l, t) for l, t in i.loops if REC.loop_sites[l] == site), None)
+        it = iteration_at(i, site)
         return None if it is None else turns.setdefault(it, len(turns))
 
     for idx, _, _ in accs:
         turn_of(ins[idx])  # number the turns in program order
     return turn_of
+
+
+def iteration_at(ins, site):
+    """(loop instance, iteration) of the loop at `site` enclosing an instruction, or None."""
+    return next(((l, t) for l, t in ins.loops if REC.loop_sites[l] == site), None)
 
 
 def place_copies(st, n, life, placed):
@@ -200,8 +202,8 @@ def place_copies(st, n, life, placed):
     instruction) holds; `placed` keeps, per allocator and space, the copies placed so far."""
     alloc = st.allocator
     if st.buffer is SBUF:
-        free = st.dtype.size * (st.elems // st.shape[0])
-        size, lo, cap, step = -(-free // alloc.align) * alloc.align, alloc.sbuf_peak, alloc.sbuf_bytes, alloc.align
+        size = alloc.sbuf_size(st.dtype.size * (st.elems // st.shape[0]))
+        lo, cap, step = alloc.sbuf_peak, alloc.sbuf_bytes, alloc.align
     else:
         size, lo, cap, step = alloc.bank, alloc.psum_peak, alloc.psum_bytes, alloc.bank
     blocks = placed.setdefault((id(alloc), st.buffer.name), {"base": lo, "blocks": []})
