@@ -1,4 +1,4 @@
-// prepare_short_lived_heap (first thing in a sweep point's process and in bnsim run): blocks of every size still
+// prepare_short_lived_heap (first thing in bnsim run): blocks of every size still
 // allocate and hold their data after it, and where the kernel offers transparent huge pages on
 // request the heap's reserve is marked for them (VmFlags "hg" in /proc/self/smaps).
 #include <sys/wait.h>
