@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 
 #include "configfile/config_node.h"
 #include "configfile/yaml_file.h"
@@ -56,6 +57,38 @@ private:
 LoadedHwCache& loaded_hw_cache() {
     static LoadedHwCache* cache = new LoadedHwCache;
     return *cache;
+}
+
+// The preset files this process has parsed, as trees no one modifies, keyed by file and text.
+// Each new set of hardware.* overrides (a fit's every evaluation, in every child) starts from a
+// copy of the tree instead of parsing the ~25 KB preset again: yaml-cpp's scanner was a fifth of
+// such a config load. A copy has no line marks, so a copy that fails to load is not reported:
+// load_run_config loads the preset again from its text, and that error names the line.
+class PresetTrees {
+public:
+    std::optional<YAML::Node> copy(const std::string& file, const std::string& text) {
+        const std::string key = file + '\0' + text;
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const auto& [k, v] : entries_)
+            if (k == key) return YAML::Clone(v);
+        return std::nullopt;
+    }
+    void keep(const std::string& file, const std::string& text, const YAML::Node& parsed) {
+        YAML::Node mine = YAML::Clone(parsed);  // the caller's tree is about to take its overrides
+        std::lock_guard<std::mutex> lock(mu_);
+        if (entries_.size() >= kKept) entries_.pop_front();
+        entries_.emplace_back(file + '\0' + text, std::move(mine));
+    }
+
+private:
+    static constexpr size_t kKept = 4;
+    std::mutex mu_;
+    std::deque<std::pair<std::string, YAML::Node>> entries_;
+};
+
+PresetTrees& preset_trees() {
+    static PresetTrees* trees = new PresetTrees;  // never destroyed, as loaded_hw_cache()
+    return *trees;
 }
 
 std::string loaded_hw_key(const std::string& file, const std::string& text, const Overrides& overrides) {
@@ -149,19 +182,37 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
     const std::string hw_key = loaded_hw_key(cfg.hw_file, hw_text, hw_overrides);
     LoadedHw loaded;
     if (!loaded_hw_cache().find(hw_key, loaded)) {
-        YAML::Node hw_root;
-        try {
-            hw_root = parse_yaml_text(hw_text, cfg.hw_file, hw_what);
-        } catch (const ConfigError& e) {
-            hw_failed(e);
+        // The preset's tree with the overrides applied, parsed into parameters.
+        auto derive = [&](YAML::Node hw_root) {
+            auto hw_src = std::make_shared<ConfigSource>();
+            hw_src->file = cfg.hw_file;
+            hw_src->override_origin = origins;
+            apply_hw_overrides(hw_root, hw_overrides, *hw_src);
+            ConfigNode hw(hw_root, "hardware", hw_src);
+            LoadedHw l;
+            l.hw = parse_hw_config(hw);
+            l.canonical = canonical_json(hw_root);
+            return l;
+        };
+        bool done = false;
+        if (auto tree = preset_trees().copy(cfg.hw_file, hw_text)) {
+            try {
+                loaded = derive(*tree);
+                done = true;
+            } catch (const ConfigError&) {
+                // reported below, from a fresh parse that knows the lines
+            }
         }
-        auto hw_src = std::make_shared<ConfigSource>();
-        hw_src->file = cfg.hw_file;
-        hw_src->override_origin = origins;
-        apply_hw_overrides(hw_root, hw_overrides, *hw_src);
-        ConfigNode hw(hw_root, "hardware", hw_src);
-        loaded.hw = parse_hw_config(hw);
-        loaded.canonical = canonical_json(hw_root);
+        if (!done) {
+            YAML::Node hw_root;
+            try {
+                hw_root = parse_yaml_text(hw_text, cfg.hw_file, hw_what);
+            } catch (const ConfigError& e) {
+                hw_failed(e);
+            }
+            preset_trees().keep(cfg.hw_file, hw_text, hw_root);
+            loaded = derive(hw_root);
+        }
         loaded_hw_cache().add(hw_key, loaded);
     }
     cfg.hw = std::move(loaded.hw);
