@@ -42,6 +42,12 @@ struct KernelEntry {
     // The kernel's trace for those params on that target. Throws KernelError for inputs the
     // kernel refuses.
     std::function<GeneratedKernel(const std::any& params, const KernelTarget& target)> generate;
+    // For a kernel that traces through an outside program (the NKI frontend): if this command
+    // has traced these params on this target before (kernels/trace_cache.h's trace files), makes
+    // the kernel from that trace and keeps it in memory, so that generate() in this process and
+    // in every child forked afterwards takes it from there. Returns whether the kernel is now in
+    // memory; a refusal is left to generate(). Unset: generate() is quick wherever it runs.
+    std::function<bool(const std::any& params, const KernelTarget& target)> keep_traced;
 
     std::vector<DecisionAxis> decision_axes;
     // The same decisions over their whole legal range for one config's inputs and target, as

@@ -1,9 +1,11 @@
 #include "kernels/trace_cache.h"
 
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <mutex>
 #include <sstream>
 
 #include <unistd.h>
@@ -31,7 +33,45 @@ std::optional<std::string> read_all(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
+// At most this many kernels in memory (W2's is ~5 MB).
+constexpr size_t kRemembered = 8;
+
+struct Remembered {
+    std::mutex mu;
+    std::deque<std::pair<std::string, GeneratedKernel>> kernels;
+};
+
+Remembered& remembered() {
+    static Remembered* r = new Remembered;  // never destroyed: freeing it at exit buys nothing
+    return *r;
+}
+
 }  // namespace
+
+std::optional<GeneratedKernel> remembered_kernel(const std::string& key) {
+    Remembered& r = remembered();
+    std::lock_guard<std::mutex> lock(r.mu);
+    for (const auto& [k, g] : r.kernels)
+        if (k == key) return g;
+    return std::nullopt;
+}
+
+bool is_remembered(const std::string& key) {
+    Remembered& r = remembered();
+    std::lock_guard<std::mutex> lock(r.mu);
+    for (const auto& e : r.kernels)
+        if (e.first == key) return true;
+    return false;
+}
+
+void remember_kernel(const std::string& key, const GeneratedKernel& k) {
+    Remembered& r = remembered();
+    std::lock_guard<std::mutex> lock(r.mu);
+    for (const auto& e : r.kernels)
+        if (e.first == key) return;
+    if (r.kernels.size() >= kRemembered) r.kernels.pop_front();
+    r.kernels.emplace_back(key, k);
+}
 
 const std::string& trace_cache_dir() { return dir(); }
 void set_trace_cache_dir(std::string d) { dir() = std::move(d); }

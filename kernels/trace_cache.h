@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "kernels/kernel_target.h"
+
 namespace bnsim {
 
 // The folder children share, or "" when none is open.
@@ -20,5 +22,13 @@ std::optional<std::string> cached_trace(const std::string& key);
 // Moves a finished trace file into the cache under `key` (atomically: readers see the whole file
 // or none). Does nothing without a cache or when the move fails; the caller's file is then left.
 void put_cached_trace(const std::string& key, const std::string& file);
+
+// In memory: the kernels this process made from such traces, dependencies derived, by the same
+// key. A process that forks after making one (sim/runner traces ahead of its children) hands
+// it to every child: reading W2's 12,510-instruction trace file and deriving its 353k edges
+// took ~0.2 s in each child, most of a fit evaluation. The few most recent are kept.
+std::optional<GeneratedKernel> remembered_kernel(const std::string& key);
+bool is_remembered(const std::string& key);
+void remember_kernel(const std::string& key, const GeneratedKernel& k);
 
 }  // namespace bnsim

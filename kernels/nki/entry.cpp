@@ -16,6 +16,7 @@
 #include "configfile/config_node.h"
 #include "kernels/kernel_entry.h"
 #include "kernels/nki/frontend_process.h"
+#include "kernels/trace_cache.h"
 
 namespace bnsim::nki {
 namespace {
@@ -180,8 +181,8 @@ std::string interpreter(const std::string& python) {
     return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 }
 
-GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
-    const NkiParams& p = kernel_params<NkiParams>(a);
+// What the frontend is asked for these params on this target.
+FrontendRequest frontend_request(const NkiParams& p, const KernelTarget& t) {
     json req;
     req["source"] = p.source;
     req["display_source"] = p.shown;
@@ -200,6 +201,11 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
         if (!e1 && !e2) r.source_stamp = std::to_string(size) + " " + std::to_string(when.time_since_epoch().count());
     }
     r.request_json = req.dump();
+    return r;
+}
+
+// The kernel made from the frontend's trace (run now, or the command's trace file).
+GeneratedKernel trace(const NkiParams& p, const KernelTarget& t, const FrontendRequest& r) {
     TraceFile tf = run_frontend(r);
     if (tf.trace.num_cores != t.num_cores)
         throw KernelError("nki: the trace has " + std::to_string(tf.trace.num_cores) + " cores; expected lnc " +
@@ -239,6 +245,27 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
     return g;
 }
 
+// A kernel this process made before is taken from memory (kernels/trace_cache.h).
+GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
+    const NkiParams& p = kernel_params<NkiParams>(a);
+    const FrontendRequest r = frontend_request(p, t);
+    const std::string key = frontend_key(r);
+    if (auto k = remembered_kernel(key)) return std::move(*k);
+    GeneratedKernel g = trace(p, t, r);
+    remember_kernel(key, g);
+    return g;
+}
+
+bool keep_traced(const std::any& a, const KernelTarget& t) {
+    const NkiParams& p = kernel_params<NkiParams>(a);
+    const FrontendRequest r = frontend_request(p, t);
+    const std::string key = frontend_key(r);
+    if (is_remembered(key)) return true;
+    if (!cached_trace(key)) return false;
+    remember_kernel(key, trace(p, t, r));
+    return true;
+}
+
 }  // namespace
 
 const KernelEntry& nki_entry() {
@@ -248,6 +275,7 @@ const KernelEntry& nki_entry() {
         k.description = "any NKI kernel, traced from its Python source (kernels/nki/frontend)";
         k.parse = parse;
         k.generate = generate;
+        k.keep_traced = keep_traced;
         k.tune_axes = [](const std::any& a, const KernelTarget&) { return kernel_params<NkiParams>(a).tune; };
         k.summary_fields = {
             {"source", "the kernel file"},

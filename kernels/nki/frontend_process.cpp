@@ -67,8 +67,12 @@ static TraceFile read_frontend_trace(const std::string& file) {
     }
 }
 
+std::string frontend_key(const FrontendRequest& r) {
+    return r.python + "\n" + frontend_dir() + "\n" + r.source_stamp + "\n" + r.request_json;
+}
+
 TraceFile run_frontend(const FrontendRequest& r) {
-    const std::string key = r.python + "\n" + frontend_dir() + "\n" + r.source_stamp + "\n" + r.request_json;
+    const std::string key = frontend_key(r);
     if (const auto cached = cached_trace(key)) return read_frontend_trace(*cached);
     TempDir dir;
     const std::string req = dir.path + "/request.json", out = dir.path + "/trace.jsonl";

@@ -17,6 +17,9 @@ struct FrontendRequest {
     std::string source_stamp;
 };
 
+// What the trace of `r` depends on: the key of kernels/trace_cache.h.
+std::string frontend_key(const FrontendRequest& r);
+
 // The trace (the command's cached one when it traced this request before), or KernelError with the frontend's one-line message (which names the kernel file
 // and line) or with what went wrong running it.
 TraceFile run_frontend(const FrontendRequest& r);

@@ -116,6 +116,17 @@ KernelTarget RunConfig::target() const {
     return t;
 }
 
+bool RunConfig::keep_traced() const {
+    if (!entry->keep_traced) return false;
+    try {
+        set_trace_limit(simulable_instructions());
+        entry->keep_traced(kernel_params, target());
+    } catch (...) {
+        // generate() meets the same refusal and reports it.
+    }
+    return true;
+}
+
 GeneratedKernel RunConfig::generate() const {
     // A trace this machine could not simulate is refused while it is made, not after the
     // allocator gives up (a legal shape can mean billions of instructions).
