@@ -121,6 +121,32 @@ TEST_CASE("sensitivity: usable SBUF at the low end of a toy range flips the best
               "data-charts=\"1\" data-chart-errors=\"\"");
 }
 
+TEST_CASE("sensitivity: a range end at the preset's value is the base run, not a second one") {
+    // launch.fixed_ns is 9400 ns in the preset. With the range 9400:9800 its low end is the
+    // preset itself: one simulation and one ranking (grid + 1 estimates) fewer than with 9300:9800,
+    // whose ends and interior points are all new, and its low-end latency is the base's exactly.
+    auto run = [](const std::string& range) {
+        int st = 0;
+        const std::string out = test::bnsim_output("sensitivity " + kSrc + "/configs/default.yaml --json"
+                                                   " --axis memory.f_tile=1024,4096 --axis memory.interleave=2"
+                                                   " --axis memory.direct_x_residency=true --range launch.fixed_ns=" + range,
+                                                   &st, 600);
+        INFO(out);
+        REQUIRE(st == 0);
+        return json::parse(out);
+    };
+    const json at = run("9400:9800"), off = run("9300:9800");
+    CHECK(off["simulations"].get<int>() - at["simulations"].get<int>() == 1);
+    CHECK(off["estimates"].get<int>() - at["estimates"].get<int>() == 3);  // 2 grid points + the choice
+    const json* launch = param_named(at, "launch.fixed_ns");
+    REQUIRE(launch);
+    CHECK((*launch)["latency_low_ns"] == at["base"]["latency_ns"]);
+    CHECK((*launch)["best_config_low"] == at["base"]["best_config"]);
+    const json* moved = param_named(off, "launch.fixed_ns");
+    REQUIRE(moved);
+    CHECK((*moved)["latency_low_ns"].get<double>() == Approx(at["base"]["latency_ns"].get<double>() - 100));
+}
+
 TEST_CASE("sensitivity: the seed shape's DVE cost row range makes phase 2 DVE-bound at its high end") {
     // A two-config grid (residency on and off at the kernel's own f_tile and interleave) keeps it
     // quick; the check is on the subtract->subtract row: 1 cycle/elem is the preset's value, 2 the

@@ -109,20 +109,32 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     }
     // The config's own latency and binding units in each scenario, and at each interior point: a
     // full simulation, each in its own child process (forked before the ranking's threads start).
+    // A range end (or sample) at the preset's own value is the preset: it takes the base's run and
+    // ranking instead of repeating them (8 of the seed shape's 46 ends).
+    auto is_base = [&](size_t param, double v) { return v == params[param].value; };
     const size_t n_runs = sc.size() + interior.size();
-    std::vector<SimRequest> reqs(n_runs);
+    std::vector<SimRequest> reqs;
+    std::vector<size_t> run_of(n_runs, 0);  // each scenario's and sample's request
     for (size_t si = 0; si < n_runs; ++si) {
-        reqs[si].config = o.config;
-        reqs[si].sets = base_sets;
+        SimRequest r;
+        r.config = o.config;
+        r.sets = base_sets;
         if (si >= sc.size()) {
             const Interior& in = interior[si - sc.size()];
-            reqs[si].sets.push_back(uncertain_override(params[in.param], in.value));
+            if (is_base(in.param, in.value)) continue;
+            r.sets.push_back(uncertain_override(params[in.param], in.value));
         } else if (sc[si].param >= 0) {
             const auto& p = params[size_t(sc[si].param)];
-            reqs[si].sets.push_back(uncertain_override(p, sc[si].high ? p.hi : p.lo));
+            const double v = sc[si].high ? p.hi : p.lo;
+            if (is_base(size_t(sc[si].param), v)) continue;
+            r.sets.push_back(uncertain_override(p, v));
         }
+        run_of[si] = reqs.size();
+        reqs.push_back(std::move(r));
     }
-    const std::vector<SimOutcome> runs = run_simulations(reqs, o.jobs, o.timeout_s);
+    const std::vector<SimOutcome> distinct_runs = run_simulations(reqs, o.jobs, o.timeout_s);
+    std::vector<SimOutcome> runs(n_runs);
+    for (size_t si = 0; si < n_runs; ++si) runs[si] = distinct_runs[run_of[si]];
     const double nan = std::numeric_limits<double>::quiet_NaN();
     std::vector<Ranking> rank(sc.size());
     auto rank_scenario = [&](size_t si) {
@@ -156,16 +168,21 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     };
     // The ranking's scenarios on `jobs` threads of this process (estimates are pure functions of
     // the hardware and the trace); an error in one is rethrown here once every thread is done.
+    std::vector<size_t> ranked;  // the scenarios not at the preset's value
+    for (size_t si = 0; si < sc.size(); ++si)
+        if (si == 0 || run_of[si] != 0) ranked.push_back(si);
     std::vector<std::exception_ptr> rank_error(sc.size());
-    parallel_for(sc.size(), o.jobs, [&](size_t si) {
+    parallel_for(ranked.size(), o.jobs, [&](size_t k) {
         try {
-            rank_scenario(si);
+            rank_scenario(ranked[k]);
         } catch (...) {
-            rank_error[si] = std::current_exception();
+            rank_error[ranked[k]] = std::current_exception();
         }
     });
     for (const auto& e : rank_error)
         if (e) std::rethrow_exception(e);
+    for (size_t si = 1; si < sc.size(); ++si)
+        if (run_of[si] == 0) rank[si] = rank[0];
     if (!runs[0].ok) throw std::runtime_error("simulating " + o.config + ": " + runs[0].error);
 
     auto summarise = [&](size_t si) {
@@ -209,8 +226,8 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
                  "parameter at each end";
     rep.grid = axes;
     rep.grid_points = grid.size();
-    rep.simulations = n_runs;
-    rep.estimates = sc.size() * (grid.size() + 1);
+    rep.simulations = reqs.size();
+    rep.estimates = ranked.size() * (grid.size() + 1);
     rep.threshold_pct = o.threshold_pct;
     rep.tie_pct = o.tie_pct;
     rep.base = summarise(0);
@@ -471,7 +488,7 @@ void print_sensitivity(const SensitivityReport& r, std::ostream& out) {
     out << "sensitivity " << r.config << ": " << r.params.size()
         << " uncertain parameters, each at both ends of its range and inside it\n"
         << "  latency, binding: full simulation (" << r.simulations
-        << " runs: each end, and a quarter, a half and three quarters of each range)\n"
+        << " runs: each end, and a quarter, a half and three quarters of each range; a point at the preset's value is the base run)\n"
         << "  memory ranking:   list-scheduler estimate (as bnsim run --estimate) of the " << r.grid_points
         << "-config grid " << axes << " in each case (" << r.estimates << " estimates)\n";
     out << "base        " << us(b.latency_ns) << " us (" << b.binding << "); kernel's choice " << b.choice << "\n";
