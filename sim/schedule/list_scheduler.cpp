@@ -130,6 +130,7 @@ struct CoreScheduler {
                 out.est_end[id] = result;
             }
             eq.free_at = start + occupy;
+            out.est_end_ns = std::max(out.est_end_ns, result);
             streams[size_t(best)].push_back(id);
             done[id] = 1;
             ++scheduled;

@@ -43,6 +43,7 @@ struct Schedule {
     };
     std::vector<DmaUnits> est_dma_units;
     bool stuck = false;  // the dependency graph had a cycle; the rest was appended in source order
+    double est_end_ns = 0;  // list only: the latest est_end, kept at every detail level
 };
 
 // What schedule_list fills: the engine streams only (what a simulation needs), or also its

@@ -76,10 +76,7 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
 
 double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents) {
     const CostModel cost(hw);
-    const Schedule sched = schedule_list(trace, dependents, cost, ScheduleDetail::timeline);
-    double end = 0;
-    for (const auto& in : trace.instructions()) end = std::max(end, sched.est_end[in.id]);
-    return end + hw.launch.fixed_ns;
+    return schedule_list(trace, dependents, cost, ScheduleDetail::streams).est_end_ns + hw.launch.fixed_ns;
 }
 
 }  // namespace bnsim
