@@ -1,6 +1,7 @@
 #include "kernels/trace_cache.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <functional>
@@ -14,8 +15,13 @@ namespace bnsim {
 
 namespace {
 
+constexpr const char* kDirVariable = "BNSIM_COMMAND_TRACES";
+
 std::string& dir() {
-    static std::string d;
+    static std::string d = [] {
+        const char* e = std::getenv(kDirVariable);
+        return std::string(e ? e : "");
+    }();
     return d;
 }
 
@@ -74,7 +80,11 @@ void remember_kernel(const std::string& key, const GeneratedKernel& k) {
 }
 
 const std::string& trace_cache_dir() { return dir(); }
-void set_trace_cache_dir(std::string d) { dir() = std::move(d); }
+void set_trace_cache_dir(std::string d) {
+    dir() = std::move(d);
+    if (dir().empty()) unsetenv(kDirVariable);
+    else setenv(kDirVariable, dir().c_str(), 1);
+}
 
 std::optional<std::string> cached_trace(const std::string& key) {
     if (dir().empty()) return std::nullopt;

@@ -12,7 +12,9 @@
 
 namespace bnsim {
 
-// The folder children share, or "" when none is open.
+// The folder children share, or "" when none is open. Setting it also sets the environment
+// variable BNSIM_COMMAND_TRACES, from which a bnsim process the command starts (rather than
+// forks) takes it.
 const std::string& trace_cache_dir();
 void set_trace_cache_dir(std::string dir);
 

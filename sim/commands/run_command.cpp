@@ -16,6 +16,7 @@
 #include "sim/report/run_report.h"
 #include "sim/report/timeline.h"
 #include "sim/schedule/schedule.h"
+#include "sim/runner/simulation_runner.h"
 #include "sim/sensitivity/latency_band.h"
 #include "sim/tune/tune.h"
 #include "sim/runner/short_lived_heap.h"
@@ -68,6 +69,9 @@ void add_run_command(CLI::App& app) {
         if (*estimate_only && cfg.schedule != SchedulePolicy::list)
             throw ConfigError("--estimate reports the list scheduler's timeline: it needs schedule: list, not " +
                               std::string(schedule_policy_name(cfg.schedule)));
+        // The band's runs trace the kernel again in fresh processes (this one will have simulated
+        // itself): an outside frontend's trace is made once, here, and shared with them.
+        if (*uncertainty) share_traces_with_children();
         const GeneratedKernel& k = keep_until_exit(cfg.generate());
         // The report's trace-only figures are independent of the run: priced on a second core
         // while this one simulates (about 4% of a C=512 run's instructions). Where no thread can

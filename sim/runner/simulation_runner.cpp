@@ -62,10 +62,11 @@ SimOutcome run_simulation_exec(const SimRequest& r, double timeout_s) {
     return o;
 }
 
-// The folder in which the children share the traces an outside frontend made (kernels/
-// trace_cache.h), opened by the first batch and removed when this process exits or a signal ends
-// it. Without it (no temporary folder can be made) every child traces for itself.
-void open_trace_cache() {
+}  // namespace
+
+// Without a folder (none can be made) every child traces for itself. The folder is removed when
+// this process exits or a signal ends it.
+void share_traces_with_children() {
     static std::unique_ptr<TempDir> cache;
     if (cache || !trace_cache_dir().empty()) return;
     try {
@@ -75,6 +76,8 @@ void open_trace_cache() {
     } catch (const std::exception&) {
     }
 }
+
+namespace {
 
 // A kernel that traces through an outside program (the NKI frontend) and that an earlier batch
 // of this command traced is taken into this process's memory before the children fork, so each
@@ -132,8 +135,10 @@ SimOutcome run_simulation_here(const SimRequest& r) {
 std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests, int jobs, double timeout_s) {
     std::vector<SimOutcome> out(requests.size());
     if (requests.empty()) return out;
+    share_traces_with_children();
     if (simulated_in_this_process()) {
-        // This process's SystemC kernel is elaborated: fresh processes, one thread each waiting.
+        // This process's SystemC kernel is elaborated: fresh processes, one thread each waiting
+        // (they find the trace folder through the environment).
         std::vector<std::thread> threads;
         std::atomic<size_t> next{0};
         const int n = std::max(1, std::min<int>(jobs, int(requests.size())));
@@ -144,7 +149,6 @@ std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests,
         for (auto& t : threads) t.join();
         return out;
     }
-    open_trace_cache();
     keep_traced_kernels(requests, jobs);
     PoolOptions po;
     po.jobs = jobs;

@@ -35,6 +35,12 @@ struct SimOutcome {
 
 std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests, int jobs, double timeout_s);
 
+// Opens the folder in which this command's children share the traces an outside frontend makes
+// (kernels/trace_cache.h), if none is open: run_simulations does it at its first batch; a
+// command that traces its own kernel before starting children (run --uncertainty) calls it
+// first, so its trace is shared too. Removed when this process exits.
+void share_traces_with_children();
+
 // One request's outcome, computed in this process (what a child runs). Never throws.
 SimOutcome run_simulation_here(const SimRequest& request);
 
