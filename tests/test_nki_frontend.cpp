@@ -167,6 +167,38 @@ TEST_CASE("the Tensor engine prices transposes and matmuls by the nki.isa cost n
     CHECK(f["bounds"]["pe_ns"].get<double>() == Approx(32 * 4.0 * 512 / 2.4));
 }
 
+TEST_CASE("nl.copy of a PSUM tile is an ACT activation copy, of an SBUF tile a DVE tensor_copy") {
+    // ops.ASSUMPTIONS "nl.copy" (W1's profile: the measured transpose's nl.copy out of PSUM ran
+    // on ACT). One copy of each kind: the ACT one priced by M8's ACT copy PSUM fp32 row,
+    // 161.8 ns + 0.8694 ns per element at 512 elements = 606.9 ns.
+    const std::string dir = make_temp_dir("bnsim_nki_copy");
+    const std::string cfg = nki_kernel_config(dir,
+        "@nki.jit\n"
+        "def k(a):\n"
+        "    w = nl.load(a[:, 0:128])\n"
+        "    x = nl.load(a)\n"
+        "    p = nisa.nc_matmul(w, x)\n"
+        "    y = nl.copy(p, dtype=nl.float32)\n"
+        "    z = nl.copy(y)\n"
+        "    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm, name='out')\n"
+        "    nl.store(out, z)\n"
+        "    return out\n");
+    const auto lines = dump(cfg, {}, dir + "/copy.jsonl");
+    std::vector<std::pair<std::string, std::string>> copies;  // (engine, opcode) in program order
+    for (size_t i = 1; i < lines.size(); ++i)
+        if (lines[i]["opcode"] == "activation" || lines[i]["opcode"] == "tensor_copy")
+            copies.emplace_back(lines[i]["engine"].get<std::string>(), lines[i]["opcode"].get<std::string>());
+    REQUIRE(copies.size() == 2);
+    CHECK(copies[0] == std::make_pair(std::string("act"), std::string("activation")));
+    CHECK(copies[1] == std::make_pair(std::string("dve"), std::string("tensor_copy")));
+    const json r = run_json(cfg);
+    CHECK(r["engines"]["act"]["busy_ns"].get<double>() == Approx(161.8 + 0.8694 * 512).margin(0.5));
+    // W1: its 64 copies out of PSUM on ACT, within 10% of the profile's 16.28 us of ACT time.
+    const json t = run_json(kRoot + "/configs/nki/transpose.yaml");
+    CHECK(t["engines"]["act"]["instructions"] == 64);
+    CHECK(std::abs(t["engines"]["act"]["busy_ns"].get<double>() / 16277.0 - 1) < 0.10);
+}
+
 TEST_CASE("the Tensor engine's result latency pipelines under its next matmul and delays only other engines") {
     // Two fp32 matmuls of the same loaded operands, back to back, then a Vector-engine copy of
     // the second's PSUM result. Each occupies the PE 4 x 512 cycles; the second starts as the

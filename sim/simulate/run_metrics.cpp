@@ -36,6 +36,13 @@ std::vector<double> active_dma_engines(const SimResult& r) {
 
 }  // namespace
 
+const std::vector<std::pair<std::string, Engine>>& engine_busy_metrics() {
+    static const std::vector<std::pair<std::string, Engine>> m = {
+        {"pe_busy_ns", Engine::Pe}, {"act_busy_ns", Engine::Act}, {"dve_busy_ns", Engine::Dve},
+        {"pool_busy_ns", Engine::Pool}, {"sync_busy_ns", Engine::Sync}};
+    return m;
+}
+
 double compute_metric(const std::string& metric, const HwConfig& hw, const GeneratedKernel& k, const SimResult& r) {
     if (metric == "latency_ns") return r.latency_ns;
     if (metric == "kernel_ns") return r.kernel_ns;
@@ -71,14 +78,16 @@ double compute_metric(const std::string& metric, const HwConfig& hw, const Gener
         }
         return hi - lo;
     }
-    // The Tensor engine's busy time on every core: a profile's tensor_engine_active_time (the
-    // union of its instructions' intervals, semaphore waits excluded; one stream, so the sum).
-    if (metric == "pe_busy_ns") {
-        double busy = 0;
-        for (const auto& core : r.units.cores) busy += core.engines[size_t(Engine::Pe)].busy_ns;
-        if (busy <= 0) throw std::runtime_error("the Tensor engine ran no instruction");
-        return busy;
-    }
+    // An engine's busy time summed over the cores: a profile's tensor_engine_active_time,
+    // scalar_engine_active_time... (the union of its instructions' intervals, semaphore waits
+    // excluded).
+    for (const auto& [name, engine] : engine_busy_metrics())
+        if (metric == name) {
+            double busy = 0;
+            for (const auto& core : r.units.cores) busy += core.engines[size_t(engine)].busy_ns;
+            if (busy <= 0) throw std::runtime_error("the " + std::string(engine_name(engine)) + " engine ran no instruction");
+            return busy;
+        }
     throw std::runtime_error("metric '" + metric + "' is not computed from a run");
 }
 
