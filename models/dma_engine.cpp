@@ -15,7 +15,7 @@ DmaEngine::DmaEngine(const DmaLifecycle& rule, const TickClock& clock, Hbm& hbm,
                      size_t index)
     : rule_(rule), clock_(clock), hbm_(hbm), sbuf_(sbuf), sink_(sink), index_(index),
       queues_(size_t(rule.hw().dma.queues_per_engine)), front_(queues_.size(), kNever),
-      next_ns_(clock.ns(kNever)), priced_ns_(rule.descriptor_ns(0)) {}
+      next_ns_(clock.ns(kNever)) {}
 
 void DmaEngine::push(const DmaRun& r, Ticks visible) { push_lanes(r, 0, visible); }
 
@@ -25,10 +25,6 @@ void DmaEngine::push_lanes(const DmaRun& r, uint64_t lane_stride, Ticks visible)
     if (descs.empty()) {
         active_.insert(std::lower_bound(active_.begin(), active_.end(), queue), queue);
         find_next_active();
-    }
-    if (r.first.bytes != priced_bytes_) {
-        priced_bytes_ = r.first.bytes;
-        priced_ns_ = rule_.descriptor_ns(r.first.bytes);
     }
     // The run's descriptors share the first's place in its granule if the step between them is
     // whole granules: then all are whole stripes, or all inside one granule, if the first is
@@ -43,7 +39,8 @@ void DmaEngine::push_lanes(const DmaRun& r, uint64_t lane_stride, Ticks visible)
         else if (il.in_granule(r.first.hbm_addr) + r.first.hbm_bytes <= il.granule())
             shape = HbmShape::one_granule;
     }
-    descs.insert(Pending{r, visible, 0, 0.0, priced_ns_, rule_.landing_ns(r.first), shape, lane_stride});
+    descs.insert(Pending{r, visible, 0, 0.0, rule_.packet_rows(r.first.bytes, r.count), rule_.landing_ns(r.first), shape,
+                         lane_stride});
     front_[queue] = descs.front().visible;
     queued_ += r.count;
     // An engine that is not moving a descriptor looks at its queues when one arrives.
@@ -137,7 +134,7 @@ void DmaEngine::decide() {
         decide_lanes(t, now, q, i);
         return;
     }
-    double done = now + p.descriptor_ns;
+    double done = now + rule_.row_ns(d.bytes, p.moved - 1, p.packet_rows);
     if (d.hbm_bytes) {
         double moved;
         switch (p.hbm_shape) {
@@ -158,7 +155,7 @@ void DmaEngine::decide_lanes(Ticks t, double now, size_t q, size_t i) {
     const size_t n = lanes_.size();
     // Each lane's descriptor, in lane order, as the lanes deciding one after another at this
     // instant would reserve the channels.
-    const double engine_end = now + p.descriptor_ns;
+    const double engine_end = now + rule_.row_ns(d.bytes, p.moved - 1, p.packet_rows);
     double* done = lane_done_.data();
     bool in_step = true;
     double lanes_end = engine_end;  // every lane's descriptor's end, when in step

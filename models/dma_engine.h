@@ -121,9 +121,10 @@ private:
         Ticks visible;
         uint32_t moved = 0;  // descriptors of the run started so far
         double landed = 0;   // the latest landing of those
-        // What every descriptor of the run shares, worked out when it is pushed: its
-        // descriptor time, its landing latency, and the shape of its HBM side.
-        double descriptor_ns = 0;
+        // What every descriptor of the run shares, worked out when it is pushed: its rows per
+        // packet (the first row of each pays the descriptor overhead), its landing latency, and
+        // the shape of its HBM side.
+        uint32_t packet_rows = 1;
         double landing_ns = 0;
         HbmShape hbm_shape = HbmShape::any;
         uint64_t lane_stride = 0;  // a group's: HBM address step from one lane's run to the next
@@ -219,8 +220,7 @@ private:
     double next_ns_;
     double busy_ns_ = 0;
     uint64_t descriptors_ = 0, bytes_ = 0;
-    uint32_t priced_bytes_ = 0;  // the last descriptor size priced, and its descriptor time
-    double priced_ns_;
+
     // A group: its lanes, each lane's descriptor end in a decision, and the lanes' totals while
     // joined (one sweep adds a decision's time to all of them; descriptors and bytes, the same
     // for every lane, are counted once from the lanes' totals at the join).

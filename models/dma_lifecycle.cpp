@@ -20,28 +20,23 @@ DmaPlan DmaLifecycle::plan(const Instruction& ins, const Trace& trace) const {
     p.issuer = ins.engine;
     p.shape = dma_row_shape(ins);
     std::vector<DmaTrain> by_engine(size_t(hw_.dma.engines_per_core));
-    uint32_t last_bytes = 0;  // a DMA's descriptors are mostly of one size: price each size once
-    double last_ns = descriptor_ns(0);
     // Engines mostly get alike runs: a train of one run sums as the last such train did.
-    uint32_t summed_count = 0;
-    double summed_ns = 0, summed = 0;
+    uint32_t summed_count = 0, summed_bytes = 0;
+    double summed = 0;
     for_each_run(ins, trace, hw_, [&](const DmaRun& r) {
-        if (r.first.bytes != last_bytes) {
-            last_bytes = r.first.bytes;
-            last_ns = descriptor_ns(r.first.bytes);
-        }
         DmaTrain& t = by_engine[r.first.engine];
         t.descriptors += r.count;
-        if (t.work_ns == 0 && r.count == summed_count && last_ns == summed_ns) {
+        if (t.work_ns == 0 && r.count == summed_count && r.first.bytes == summed_bytes) {
             t.work_ns = summed;
             return;
         }
         const bool fresh = t.work_ns == 0;
         // Summed descriptor by descriptor, as the engine spends it (n additions, not n x ns).
-        for (uint32_t k = 0; k < r.count; ++k) t.work_ns += last_ns;
+        const uint32_t per_packet = packet_rows(r.first.bytes, r.count);
+        for (uint32_t k = 0; k < r.count; ++k) t.work_ns += row_ns(r.first.bytes, k, per_packet);
         if (fresh) {
             summed_count = r.count;
-            summed_ns = last_ns;
+            summed_bytes = r.first.bytes;
             summed = t.work_ns;
         }
     });

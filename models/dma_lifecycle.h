@@ -17,6 +17,7 @@
 //   landing     a descriptor's data lands the HBM access latency (if one side is HBM) plus the SBUF
 //               access latency (if one side is SBUF) after it has moved;
 //   completion  dma.completion_ns after the last descriptor landed the semaphore is signalled.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -66,6 +67,17 @@ public:
     // Time one DMA engine spends moving one descriptor of `bytes`.
     double descriptor_ns(double bytes) const {
         return bytes / hw_.dma.engine_bandwidth_gbps + hw_.dma.descriptor_overhead_ns;
+    }
+    // A run of `count` strided rows of `bytes` each on one engine goes as packets of this many
+    // rows: rows share a packet up to dma.packet_bytes (at least one row each).
+    uint32_t packet_rows(uint32_t bytes, uint32_t count) const {
+        if (count <= 1 || bytes == 0 || hw_.dma.packet_bytes <= 0) return 1;
+        return std::clamp<uint32_t>(uint32_t(hw_.dma.packet_bytes) / bytes, 1, count);
+    }
+    // Time one DMA engine spends on row k (from 0) of such a run: its bytes, and the descriptor
+    // overhead if the row opens a packet. One descriptor alone is descriptor_ns.
+    double row_ns(double bytes, uint32_t k, uint32_t packet_rows) const {
+        return bytes / hw_.dma.engine_bandwidth_gbps + (k % packet_rows == 0 ? hw_.dma.descriptor_overhead_ns : 0.0);
     }
     // Earliest start of a queue's next DMA when it started its current one at first_start_ns.
     double next_dma_at(double first_start_ns) const { return first_start_ns + hw_.dma.min_queue_occupancy_ns; }

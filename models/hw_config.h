@@ -37,6 +37,9 @@ struct DmaParams {
     int rows_per_engine = 0;                 // partition rows one engine moves of a [128, F] copy
     double engine_bandwidth_gbps = 0;        // plateau, per engine
     double descriptor_overhead_ns = 0;       // per descriptor on its engine, on top of bytes / bandwidth
+    // An engine's strided rows of one DMA (not contiguous in HBM) share a descriptor (a packet)
+    // up to this many bytes, so the overhead above is paid once per packet; 0: once per row.
+    int packet_bytes = 0;
     // A queue of an engine starts a DMA's descriptors no sooner than this after it started the
     // previous DMA's (per-DMA fixed occupancy; other queues proceed meanwhile).
     double min_queue_occupancy_ns = 0;

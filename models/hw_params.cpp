@@ -125,6 +125,7 @@ std::vector<HwParam> declare() {
         field("dma.engine_bandwidth_gbps", "GB/s", K::real, 1e-3, 1e6, &HwConfig::dma,
               &DmaParams::engine_bandwidth_gbps),
         field("dma.descriptor_overhead_ns", "ns", K::real, 0, 1e6, &HwConfig::dma, &DmaParams::descriptor_overhead_ns),
+        field("dma.packet_bytes", "B", K::integer, 0, 1 << 20, &HwConfig::dma, &DmaParams::packet_bytes),
         field("dma.min_queue_occupancy_ns", "ns", K::real, 0, kMaxNs, &HwConfig::dma,
               &DmaParams::min_queue_occupancy_ns),
         field("dma.issue_ns", "ns", K::real, 0, kMaxNs, &HwConfig::dma, &DmaParams::issue_ns),

@@ -285,7 +285,7 @@ TEST_CASE("bnsim compare reads the calibration data set with each row's own set 
     INFO(out);
     CHECK(st == 0);
     const json j = json::parse(out);
-    CHECK(j["points"].size() == 104);  // 98 per-instruction rows; M4's two, W1's three and W2's whole-kernel rows
+    CHECK(j["points"].size() == 106);  // 98 per-instruction rows; M4's two, W1's five and W2's whole-kernel rows
     // Each kernel measured at several configs is ranked as measured: M4 at FREE_DIM 2 and 200.
     REQUIRE(j["kernels"].size() == 1);
     CHECK(j["kernels"][0]["kernel"] == "M4");

@@ -43,7 +43,12 @@ public:
         while (at != q.begin() && std::prev(at)->visible > visible) --at;
         std::vector<Desc> descs;
         DmaDescriptor d = r.first;
-        for (uint32_t k = 0; k < r.count; ++k, d.hbm_addr += r.stride) descs.push_back({d, visible, runs_.size() - 1});
+        // The run's rows go as packets of up to dma.packet_bytes (whole rows, at least one): the
+        // first row of each pays the descriptor's overhead.
+        const uint32_t cap = uint32_t(rule_.hw().dma.packet_bytes);
+        const uint32_t per_packet = r.count > 1 && cap >= r.first.bytes && r.first.bytes > 0 ? std::min(r.count, cap / r.first.bytes) : 1;
+        for (uint32_t k = 0; k < r.count; ++k, d.hbm_addr += r.stride)
+            descs.push_back({d, visible, runs_.size() - 1, k % per_packet == 0});
         q.insert(at, descs.begin(), descs.end());
         if (!busy_ && visible < next_) next_ = visible;
     }
@@ -73,6 +78,7 @@ public:
                 continue;
             }
             const size_t run = q.descs.front().run;
+            const bool opens_packet = q.descs.front().opens_packet;
             q.descs.pop_front();
             Run& r = runs_[run];
             if (r.moved++ == 0) log_.run_started(d.dma, now);
@@ -81,7 +87,7 @@ public:
                 q.last_dma = d.dma;
                 q.ready_at = rule_.next_dma_at(now);
             }
-            double done = now + rule_.descriptor_ns(d.bytes);
+            double done = now + (opens_packet ? rule_.descriptor_ns(d.bytes) : d.bytes / rule_.hw().dma.engine_bandwidth_gbps);
             if (d.hbm_bytes) done = std::max(done, hbm_.transfer(d.hbm_addr, d.hbm_bytes, d.hbm_write, now));
             r.landed = std::max(r.landed, done + rule_.landing_ns(d));
             if (r.moved == r.count) log_.run_moved(d.dma, r.count, r.landed);
@@ -98,6 +104,7 @@ private:
         DmaDescriptor d;
         Ticks visible;
         size_t run;
+        bool opens_packet;
     };
     struct Queue {
         std::deque<Desc> descs;

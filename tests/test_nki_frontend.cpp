@@ -167,6 +167,31 @@ TEST_CASE("the Tensor engine prices transposes and matmuls by the nki.isa cost n
     CHECK(f["bounds"]["pe_ns"].get<double>() == Approx(32 * 4.0 * 512 / 2.4));
 }
 
+TEST_CASE("an engine's strided rows of one DMA share a packet of up to dma.packet_bytes, one overhead each") {
+    // One load of a [128, 128] fp32 block of a [128, 512] tensor: 512 B rows 2 KiB apart, 8 rows
+    // on each of the 16 engines. At 23 B/ns and 8 ns of descriptor overhead an engine is busy
+    // 8 x 512 / 23 + 8 ns with 4 KiB packets (one packet), + 2 x 8 with 2 KiB packets, and
+    // 8 x (512 / 23 + 8) with one descriptor per row.
+    const std::string dir = make_temp_dir("bnsim_nki_packet");
+    const std::string cfg = nki_kernel_config(dir,
+        "@nki.jit\n"
+        "def k(a):\n"
+        "    t = nl.load(a[:, 0:128])\n"
+        "    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm, name='out')\n"
+        "    nl.store(out, t)\n"
+        "    return out\n");
+    auto busy = [&](const std::string& packet) {
+        const json r = run_json(cfg, {"hardware.dma.packet_bytes=" + packet});
+        return r["dma"]["engine_busy_ns_avg"].get<double>();
+    };
+    const double row = 512 / 23.0;
+    // The store's rows are contiguous in HBM ([128, 128] out): one merged descriptor per engine.
+    const double store = 8 * row + 8;
+    CHECK(busy("4096") == Approx(8 * row + 8 + store).margin(1e-3));
+    CHECK(busy("2048") == Approx(8 * row + 16 + store).margin(1e-3));
+    CHECK(busy("0") == Approx(8 * (row + 8) + store).margin(1e-3));
+}
+
 TEST_CASE("nl.copy of a PSUM tile is an ACT activation copy, of an SBUF tile a DVE tensor_copy") {
     // ops.ASSUMPTIONS "nl.copy" (W1's profile: the measured transpose's nl.copy out of PSUM ran
     // on ACT). One copy of each kind: the ACT one priced by M8's ACT copy PSUM fp32 row,

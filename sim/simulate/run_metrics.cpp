@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <utility>
+
+#include "sim/simulate/interval_union.h"
 
 namespace bnsim {
 
@@ -77,6 +80,16 @@ double compute_metric(const std::string& metric, const HwConfig& hw, const Gener
             hi = std::max(hi, r.timing.at(id).end_ns);
         }
         return hi - lo;
+    }
+    // A profile's dma_active_time and dma_transfer_count, core 0: the time some DMA of the core
+    // moves data (each DMA from its first descriptor's start to its last byte moved, the
+    // intervals' union, as bnsim's own profile tables count it) and how many DMAs it ran.
+    if (metric == "dma_active_ns" || metric == "dma_transfers") {
+        std::vector<std::pair<double, double>> spans;
+        for (const auto& in : k.trace.instructions())
+            if (in.core == 0 && in.is_dma()) spans.emplace_back(r.timing.at(in.id).start_ns, r.timing.at(in.id).data_end_ns);
+        if (spans.empty()) throw std::runtime_error("the kernel ran no DMA");
+        return metric == "dma_transfers" ? double(spans.size()) : interval_union_length(spans);
     }
     // An engine's busy time summed over the cores: a profile's tensor_engine_active_time,
     // scalar_engine_active_time... (the union of its instructions' intervals, semaphore waits
