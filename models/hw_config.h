@@ -123,6 +123,9 @@ struct LinkParams {
 
 struct LaunchParams {
     double fixed_ns = 0;  // per-kernel launch cost on the device
+    // What a profile's total_time window holds besides the kernel: the on-device pre- and
+    // postamble every engine runs in a profiled execution (not in a benchmark's latency).
+    double profile_window_ns = 0;
 };
 
 struct NumericsParams {

@@ -157,6 +157,7 @@ std::vector<HwParam> declare() {
               &LinkParams::gpsimd_dma_bandwidth_gbps),
 
         field("launch.fixed_ns", "ns", K::real, 0, 1e9, &HwConfig::launch, &LaunchParams::fixed_ns),
+        field("launch.profile_window_ns", "ns", K::real, 0, 1e9, &HwConfig::launch, &LaunchParams::profile_window_ns),
 
         field("numerics.scale_bias_operand_bits", "bits", K::integer, 1, 24, &HwConfig::numerics,
               &NumericsParams::scale_bias_operand_bits),

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string>& calibration_metrics() {
     static const std::vector<std::string> m = [] {
-        std::vector<std::string> names = {"latency_ns", "kernel_ns", "instruction_ns", "dma_transfer_ns",
+        std::vector<std::string> names = {"latency_ns", "kernel_ns", "profile_total_time_ns", "instruction_ns", "dma_transfer_ns",
                                           "dma_engine_transfer_ns", "dma_trigger_to_completion_ns", "dma_efficiency",
                                           "dma_active_ns", "dma_transfers"};
         for (const auto& e : engine_busy_metrics()) names.push_back(e.first);

@@ -49,6 +49,8 @@ const std::vector<std::pair<std::string, Engine>>& engine_busy_metrics() {
 double compute_metric(const std::string& metric, const HwConfig& hw, const GeneratedKernel& k, const SimResult& r) {
     if (metric == "latency_ns") return r.latency_ns;
     if (metric == "kernel_ns") return r.kernel_ns;
+    // A profile's total_time: the kernel and the profiled execution's pre- and postamble.
+    if (metric == "profile_total_time_ns") return r.kernel_ns + hw.launch.profile_window_ns;
     if (metric == "instruction_ns") return measured_span(k, r);
     if (metric == "dma_efficiency") {
         if (k.measured_bytes == 0) throw std::runtime_error(k.trace.kernel + ": the kernel gives no measured bytes");
