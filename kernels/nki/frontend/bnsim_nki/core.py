@@ -513,13 +513,19 @@ class Allocator:
         self.psum_peak = 0
         # One frame per open loop: where its tiles start, and its sites' buffers.
         self.frames = [self.frame(0, 0, 1, True)]
+        # Each rotating tile's turns so far, kept across the re-entries of its loop: an inner
+        # loop's body is a new frame in every iteration of the outer loop, at the same depth and
+        # place, and its tiles go on rotating (ASSUMPTIONS "loop buffers"). Counting afresh
+        # in each outer iteration gave an inner loop of 8 iterations over 6 buffers two turns of
+        # buffers 0 and 1 per outer iteration and none of the others' second: W1's transpose ran
+        # slower with 5, 6 or 7 buffers than with 4.
+        self.turns = {}
 
     @staticmethod
     def frame(sbuf, psum, rotate, renamable):
         # renamable: the frame's tiles are placed once, for rename.py to copy (outside any loop,
         # in a sequential_range body); an affine_range/static_range body's rotate instead.
-        return {"sbuf": sbuf, "psum": psum, "sites": {}, "rotate": rotate, "renamable": renamable, "uses": {},
-                "turns": {}}
+        return {"sbuf": sbuf, "psum": psum, "sites": {}, "rotate": rotate, "renamable": renamable, "uses": {}}
 
     def sbuf_size(self, free):
         """The bytes per partition a tile of `free` bytes takes in SBUF (its alignment)."""
@@ -571,8 +577,9 @@ class Allocator:
                 self.psum_peak = max(self.psum_peak, self.psum_top)
                 slots = [base + j * self.bank for j in range(n)]
             f["sites"][key] = slots
-        turn = f["turns"].get(key, 0)
-        f["turns"][key] = turn + 1
+        turn_key = (len(self.frames), f["sbuf"], f["psum"], key)
+        turn = self.turns.get(turn_key, 0)
+        self.turns[turn_key] = turn + 1
         addr = slots[turn % len(slots)]
         # A buffer's tile object is made once and handed out again on its later turns (a loop
         # allocates the same tile every iteration), fresh: no PSUM write pending or recorded.

@@ -51,8 +51,10 @@ ASSUMPTIONS = {
     "nl.zeros in PSUM": "no instruction: the first matmul into the tile overwrites instead of accumulating",
     "nl.zeros in SBUF": "one nisa.memset on the Vector engine",
     "loop buffers": "a tile allocated inside an affine_range/static_range body gets `loop_buffers` rotating "
-                    "buffers (default 4, estimate, range 2-8: W1's transpose, 46.5 us on trn2, is 74.3, 61.9, 47.9 "
-                    "and 43.1 us at 2, 3, 4 and 8 buffers; M4 is insensitive from 2 on); a sequential_range "
+                    "buffers, the k-th iteration of the loop nest using buffer k mod n (an inner loop's tiles go "
+                    "on rotating when the outer loop enters it again; default 4, estimate, range 2-8: W1's "
+                    "transpose kernel, about 31.6 us on trn2 less the profile window, is 61.9, 43.9, 34.6, 29.6 "
+                    "and 27.2 us at 2, 3, 4, 5 and 8 buffers; M4 is insensitive from 2 on); a sequential_range "
                     "body gets 1 (tile renaming may give it copies)",
     "tile renaming": "a buffer whose values never cross an iteration of some loop (every read sees only writes of "
                      "the same iteration: a tile refilled whole in each iteration, a sequential_range body's "
