@@ -257,8 +257,12 @@ TEST_CASE("the Tensor engine's result latency pipelines under its next matmul an
     const double occupy = 4.0 * 512 / 2.4, latency = 64 / 2.4;
     CHECK(starts["nc_matmul"][1] - starts["nc_matmul"][0] == Approx(occupy).margin(1e-3));
     CHECK(starts["tensor_copy"][0] - starts["nc_matmul"][1] == Approx(occupy + latency + 104).margin(1e-3));
-    // Busy: the two spans overlap by the first's latency.
+    // Busy: the two spans overlap by the first's latency; the list scheduler's estimate counts it
+    // the same way.
     CHECK(report["engines"]["pe"]["busy_ns"].get<double>() == Approx(2 * occupy + latency).margin(1e-3));
+    const CliResult e = run_bnsim({"run", cfg, "--json", "--estimate"}, CliOptions{120, "", 0});
+    REQUIRE(e.exit_code == 0);
+    CHECK(json::parse(e.out)["engines"]["pe"]["busy_ns"].get<double>() == Approx(2 * occupy + latency).margin(1e-3));
     // Without the latency the copy follows the occupancy directly.
     const CliResult z = run_bnsim({"run", cfg, "--json", "--set", "hardware.engines.pe.result_latency_cycles=0"},
                                   CliOptions{120, "", 0});

@@ -7,6 +7,7 @@
 #include "models/dma_lifecycle.h"
 #include "models/sbuf.h"
 #include "sim/schedule/schedule.h"
+#include "sim/simulate/interval_union.h"
 #include "sim/simulate/simulate.h"
 
 namespace bnsim {
@@ -47,12 +48,19 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
         }
         end = std::max(end, t.end_ns);
     }
-    // Busy time summed in each engine's execution order from what the scheduler charged each
-    // instruction, state-dependent costs (ACT table switches) included.
+    // Busy time as the simulation counts it: the union of each instruction's span on its engine,
+    // from its start to its result written (what the scheduler charged it, state-dependent costs
+    // such as ACT table switches included, then the engine's result latency: the Tensor engine's
+    // spans overlap by it).
     for (int c = 0; c < trace.num_cores; ++c)
-        for (Engine e : kAllEngines)
-            for (uint32_t id : sched.cores[size_t(c)][size_t(e)])
-                engines[size_t(c)][size_t(e)].busy_ns += sched.est_occupy[id];
+        for (Engine e : kAllEngines) {
+            std::vector<std::pair<double, double>> spans;
+            for (uint32_t id : sched.cores[size_t(c)][size_t(e)]) {
+                const double s = sched.est_start[id];
+                spans.emplace_back(s, s + sched.est_occupy[id] + cost.result_latency_ns(trace.instructions()[id]));
+            }
+            engines[size_t(c)][size_t(e)].busy_ns = interval_union_length(std::move(spans));
+        }
     res.kernel_ns = end;
     res.latency_ns = end + hw.launch.fixed_ns;
     const std::vector<uint64_t> sbuf_peak = sbuf_highest_bytes(trace);
