@@ -71,7 +71,7 @@ json calibration_json(const MeasurementSet& set, const std::vector<CalibrationRo
 
 static std::string value(const std::string& metric, double v) {
     std::ostringstream o;
-    const bool ns = metric == "hw_parameter" || (metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_ns") == 0);
+    const bool ns = metric == "hw_parameter" || metric_is_ns(metric);
     if (metric == "dma_efficiency") {
         o << std::fixed << std::setprecision(v < 0.1 ? 2 : 1) << v * 100 << " %";
     } else if (!ns) {

@@ -25,6 +25,10 @@ const std::vector<std::string>& calibration_metrics() {
     return m;
 }
 
+bool metric_is_ns(const std::string& metric) {
+    return metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_ns") == 0;
+}
+
 MeasurementSet load_measurements(const std::string& path) {
     std::error_code ec;
     const YAML::Node root = load_yaml_file(path, "a YAML measurements file");

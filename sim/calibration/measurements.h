@@ -52,6 +52,9 @@ struct MeasurementSet {
 // The metrics a row may compare (see measurements.yaml for their definitions).
 const std::vector<std::string>& calibration_metrics();
 
+// Whether a metric is a time in ns (so the point can be shown in us).
+bool metric_is_ns(const std::string& metric);
+
 // Parses and checks the file (unknown keys, duplicate ids, missing configs, missing sources are
 // ConfigErrors naming file, line and key). Config paths are relative to the file.
 MeasurementSet load_measurements(const std::string& path);

@@ -90,10 +90,6 @@ double to_us(double v, const std::string& unit, const std::string& file, int lin
 
 }  // namespace
 
-bool metric_is_ns(const std::string& metric) {
-    return metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_ns") == 0;
-}
-
 std::string point_label(const MeasuredPoint& p) {
     if (!p.id.empty()) return p.id;
     std::string s;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/calibration/measurements.h"  // metric_is_ns
 #include "sim/config/run_config.h"
 
 namespace bnsim {
@@ -55,8 +56,5 @@ MeasuredSet read_latency_table(const std::string& path);
 
 // A point's label for reports: its id, else its keys.
 std::string point_label(const MeasuredPoint& p);
-
-// Whether a metric is a time in ns (so the point can be shown in us).
-bool metric_is_ns(const std::string& metric);
 
 }  // namespace bnsim
