@@ -52,29 +52,32 @@ Remembered& remembered() {
     return *r;
 }
 
+// The kernel kept under `key`, or nullptr; the caller holds r.mu.
+const GeneratedKernel* find_remembered(const Remembered& r, const std::string& key) {
+    for (const auto& [k, g] : r.kernels)
+        if (k == key) return &g;
+    return nullptr;
+}
+
 }  // namespace
 
 std::optional<GeneratedKernel> remembered_kernel(const std::string& key) {
     Remembered& r = remembered();
     std::lock_guard<std::mutex> lock(r.mu);
-    for (const auto& [k, g] : r.kernels)
-        if (k == key) return g;
+    if (const GeneratedKernel* g = find_remembered(r, key)) return *g;
     return std::nullopt;
 }
 
 bool is_remembered(const std::string& key) {
     Remembered& r = remembered();
     std::lock_guard<std::mutex> lock(r.mu);
-    for (const auto& e : r.kernels)
-        if (e.first == key) return true;
-    return false;
+    return find_remembered(r, key) != nullptr;
 }
 
 void remember_kernel(const std::string& key, const GeneratedKernel& k) {
     Remembered& r = remembered();
     std::lock_guard<std::mutex> lock(r.mu);
-    for (const auto& e : r.kernels)
-        if (e.first == key) return;
+    if (find_remembered(r, key)) return;
     if (r.kernels.size() >= kRemembered) r.kernels.pop_front();
     r.kernels.emplace_back(key, k);
 }

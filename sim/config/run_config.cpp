@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <optional>
 
 #include "configfile/config_node.h"
 #include "configfile/yaml_file.h"
@@ -23,71 +22,56 @@ struct LoadedHw {
     std::string canonical;
 };
 
-// The presets this process has already parsed, keyed by file, text and overrides. A sweep checks
-// every point's config before running any and each forked point loads its own again, and
-// sensitivity and compare load one config per point: the same ~19 KB preset each time, whose
-// parse is most of a config load. The result is a pure function of the key, so reusing a success
-// is exact; failures are not kept (they are reported as always). The most recent few are kept, so
-// a fit trying thousands of hardware values does not grow it. Threads (sensitivity, compare) share it.
-class LoadedHwCache {
+// What RecentResults keeps and hands out: a copy no caller's later change reaches.
+LoadedHw kept_copy(const LoadedHw& v) { return v; }
+// yaml-cpp's nodes share their data: a tree is copied whole. A copy has no line marks.
+YAML::Node kept_copy(const YAML::Node& n) { return YAML::Clone(n); }
+
+// The few most recent results of a pure function of a string key, shared by threads
+// (sensitivity, compare): a success is reused exactly; failures are not kept (they are reported as
+// always); bounded, so a fit trying thousands of hardware values does not grow it. A value goes
+// in and comes out through kept_copy.
+template <class V, size_t Kept>
+class RecentResults {
 public:
-    bool find(const std::string& key, LoadedHw& out) {
+    bool find(const std::string& key, V& out) {
         std::lock_guard<std::mutex> lock(mu_);
         for (const auto& [k, v] : entries_)
             if (k == key) {
-                out = v;
+                out = kept_copy(v);
                 return true;
             }
         return false;
     }
-    void add(std::string key, const LoadedHw& v) {
+    void add(std::string key, const V& v) {
+        V mine = kept_copy(v);
         std::lock_guard<std::mutex> lock(mu_);
-        if (entries_.size() >= kKept) entries_.pop_front();
-        entries_.emplace_back(std::move(key), v);
+        if (entries_.size() >= Kept) entries_.pop_front();
+        entries_.emplace_back(std::move(key), std::move(mine));
     }
 
 private:
-    static constexpr size_t kKept = 8;
     std::mutex mu_;
-    std::deque<std::pair<std::string, LoadedHw>> entries_;
+    std::deque<std::pair<std::string, V>> entries_;
 };
 
-// Never destroyed: freeing it at exit bought nothing and cost a whole-heap consolidation in
-// glibc's allocator (about 6M instructions, 2% of an estimate run).
-LoadedHwCache& loaded_hw_cache() {
-    static LoadedHwCache* cache = new LoadedHwCache;
+// The presets this process has already parsed, keyed by file, text and overrides. A sweep checks
+// every point's config before running any and each forked point loads its own again, and
+// sensitivity and compare load one config per point: the same ~25 KB preset each time, whose
+// parse is most of a config load. Never destroyed: freeing it at exit bought nothing and cost a
+// whole-heap consolidation in glibc's allocator (about 6M instructions, 2% of an estimate run).
+RecentResults<LoadedHw, 8>& loaded_hw_cache() {
+    static auto* cache = new RecentResults<LoadedHw, 8>;
     return *cache;
 }
 
-// The preset files this process has parsed, as trees no one modifies, keyed by file and text.
-// Each new set of hardware.* overrides (a fit's every evaluation, in every child) starts from a
-// copy of the tree instead of parsing the ~25 KB preset again: yaml-cpp's scanner was a fifth of
-// such a config load. A copy has no line marks, so a copy that fails to load is not reported:
-// load_run_config loads the preset again from its text, and that error names the line.
-class PresetTrees {
-public:
-    std::optional<YAML::Node> copy(const std::string& file, const std::string& text) {
-        const std::string key = file + '\0' + text;
-        std::lock_guard<std::mutex> lock(mu_);
-        for (const auto& [k, v] : entries_)
-            if (k == key) return YAML::Clone(v);
-        return std::nullopt;
-    }
-    void keep(const std::string& file, const std::string& text, const YAML::Node& parsed) {
-        YAML::Node mine = YAML::Clone(parsed);  // the caller's tree is about to take its overrides
-        std::lock_guard<std::mutex> lock(mu_);
-        if (entries_.size() >= kKept) entries_.pop_front();
-        entries_.emplace_back(file + '\0' + text, std::move(mine));
-    }
-
-private:
-    static constexpr size_t kKept = 4;
-    std::mutex mu_;
-    std::deque<std::pair<std::string, YAML::Node>> entries_;
-};
-
-PresetTrees& preset_trees() {
-    static PresetTrees* trees = new PresetTrees;  // never destroyed, as loaded_hw_cache()
+// The preset files this process has parsed, as trees, keyed by file and text. Each new set of
+// hardware.* overrides (a fit's every evaluation, in every child) starts from a copy of the tree
+// instead of parsing the preset again: yaml-cpp's scanner was a fifth of such a config load. A
+// copy has no line marks, so a copy that fails to load is not reported: load_run_config loads the
+// preset again from its text, and that error names the line.
+RecentResults<YAML::Node, 4>& preset_trees() {
+    static auto* trees = new RecentResults<YAML::Node, 4>;  // never destroyed, as loaded_hw_cache()
     return *trees;
 }
 
@@ -205,10 +189,12 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
             l.canonical = canonical_json(hw_root);
             return l;
         };
+        const std::string tree_key = cfg.hw_file + '\0' + hw_text;
         bool done = false;
-        if (auto tree = preset_trees().copy(cfg.hw_file, hw_text)) {
+        YAML::Node tree;
+        if (preset_trees().find(tree_key, tree)) {
             try {
-                loaded = derive(*tree);
+                loaded = derive(tree);
                 done = true;
             } catch (const ConfigError&) {
                 // reported below, from a fresh parse that knows the lines
@@ -221,7 +207,7 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
             } catch (const ConfigError& e) {
                 hw_failed(e);
             }
-            preset_trees().keep(cfg.hw_file, hw_text, hw_root);
+            preset_trees().add(tree_key, hw_root);  // before its overrides
             loaded = derive(hw_root);
         }
         loaded_hw_cache().add(hw_key, loaded);
