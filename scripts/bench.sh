@@ -102,7 +102,7 @@ fi
 
 # 3. The decision commands, whole process (child processes included): bnsim tune on the seed shape
 #    and on the LNC=2 layer (issue 26's goal: each <= 10 s on 2 cores), and issue 23's four
-#    targets: sensitivity, calibrate, the seed grid sweep and the 103-row fit of three parameters.
+#    targets: sensitivity, calibrate, the seed grid sweep and the 108-row fit of three parameters.
 echo
 echo "| decision command | wall | CPU | peak RSS | target (wall) |"
 echo "|---|---|---|---|---|"
@@ -113,7 +113,7 @@ dcmds=("$bnsim" tune configs/default.yaml --- "$bnsim" tune configs/layers/bn3d_
        --- "${fit[@]}")
 dnames=("bnsim tune configs/default.yaml" "bnsim tune configs/layers/bn3d_relu_lnc2.yaml"
         "bnsim sensitivity configs/default.yaml" "bnsim calibrate" "bnsim sweep configs/sweeps/seed_grid.yaml -j 2"
-        "bnsim fit (103 rows, 3 parameters, --max-evals 40)")
+        "bnsim fit (108 rows, 3 parameters, --max-evals 40)")
 dtargets=("10 s" "10 s" "1 s" "0.3 s" "0.4 s" "3 s")
 python3 scripts/bench/min_time.py "$n" "$tmp/dout" "${dcmds[@]}" > "$tmp/dtimes" || true
 for k in "${!dnames[@]}"; do

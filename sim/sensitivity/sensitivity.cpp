@@ -110,7 +110,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     // The config's own latency and binding units in each scenario, and at each interior point: a
     // full simulation, each in its own child process (forked before the ranking's threads start).
     // A range end (or sample) at the preset's own value is the preset: it takes the base's run and
-    // ranking instead of repeating them (8 of the seed shape's 46 ends).
+    // ranking instead of repeating them (12 of the seed shape's 46 ends).
     auto is_base = [&](size_t param, double v) { return v == params[param].value; };
     const size_t n_runs = sc.size() + interior.size();
     std::vector<SimRequest> reqs;
