@@ -33,6 +33,17 @@ struct KernelError : std::runtime_error {
     explicit KernelError(const std::string& m) : std::runtime_error(m) {}
 };
 
+// A choice of the kernel's toolchain this trace depends on that is not published (the NKI
+// compiler's buffer depth): a run-config key, its value, and the range its evidence spans, each
+// end with its reason. Uncertainty bands vary it as they vary the hardware's estimates; the
+// values are whole numbers.
+struct KernelEstimate {
+    std::string key;  // as --set takes it: "nki.loop_buffers"
+    double value = 0;
+    double lo = 0, hi = 0;
+    std::string lo_why, hi_why;
+};
+
 // A generated kernel: its trace plus a description of the choices it made (memory config,
 // sharding...) for reports: `info` as the trace report prints it, `summary` the typed fields
 // its entry declares.
@@ -49,6 +60,9 @@ struct GeneratedKernel {
     // (0: not given). Empty for kernels that mark none.
     std::vector<uint32_t> measured_instructions;
     uint64_t measured_bytes = 0;
+    // The estimates above that change this kernel's trace (a buffer depth only where tiles
+    // rotate); empty for kernels with none.
+    std::vector<KernelEstimate> estimates;
 };
 
 }  // namespace bnsim

@@ -315,6 +315,7 @@ TEST_CASE("a tile refilled in every iteration of a sequential loop is renamed, o
     // Each copy's load waits only for the add that read that copy four iterations before.
     const json s = run_json(cfg, {"nki.rename_copies=4"})["kernel_summary"];
     CHECK(s["renamed_tiles"] == 1);
+    CHECK(s["rotating_tiles"] == 0);  // a sequential_range body's tiles do not rotate
     // The allocator's peak (t, acc, and the add's result tile, whose write the assignment folds
     // into acc) and t's three copies above it.
     CHECK(s["sbuf_peak_bytes"] == (3 + 3) * 2048);
@@ -354,6 +355,9 @@ TEST_CASE("an NKI kernel's allocation: loop buffers rotate when asked, and the p
     CHECK(dflt[1]["writes"][0]["bytes"] != dflt[13]["writes"][0]["bytes"]);
     const json s = run_json(cfg, {"nki.loop_buffers=2"})["kernel_summary"];
     CHECK(s["loop_buffers"] == 2);
+    CHECK(s["rotating_tiles"] == 3);  // a, b and their sum, allocated in the affine_range body
+    // Counted even at one buffer: the compiler's depth still applies to them (a band varies it).
+    CHECK(run_json(cfg, {"nki.loop_buffers=1"})["kernel_summary"]["rotating_tiles"] == 3);
     CHECK(s["sbuf_peak_bytes"] == 2 * 3 * 16);  // three 8-byte tiles, 16-byte aligned, two buffers each
 }
 

@@ -261,6 +261,37 @@ TEST_CASE("run --uncertainty: the band spans the declared range ends and names e
     CHECK(text.find("most of it: launch.fixed_ns") != std::string::npos);
 }
 
+TEST_CASE("run --uncertainty on an NKI kernel varies the compiler's buffer depth, each end a run at that depth") {
+    // W1's transpose allocates its three tiles in an affine_range body: nki.loop_buffers (an
+    // estimate, 2-8) is one of the band's parameters, its ends the kernel traced again at 2 and
+    // 8 buffers, exactly what --set gives. Its tiles are never renamed, so rename_copies is not.
+    int st = 0;
+    const std::string cfg = kSrc + "/configs/nki/transpose.yaml";
+    const json j = json::parse(test::bnsim_output("run " + cfg + " --json --uncertainty", &st, 600));
+    REQUIRE(st == 0);
+    const json& b = j["uncertainty"];
+    const json* depth = nullptr;
+    for (const auto& p : b["params"]) {
+        CHECK(p["name"] != "nki.rename_copies");
+        if (p["name"] == "nki.loop_buffers") depth = &p;
+    }
+    REQUIRE(depth);
+    CHECK((*depth)["low"] == 2);
+    CHECK((*depth)["high"] == 8);
+    for (const auto& [end, n] : {std::pair<const char*, int>{"latency_low_ns", 2}, {"latency_high_ns", 8}}) {
+        const json r = json::parse(
+            test::bnsim_output("run " + cfg + " --json --set nki.loop_buffers=" + std::to_string(n), &st, 600));
+        REQUIRE(st == 0);
+        CHECK((*depth)[end].get<double>() == r["latency_ns"].get<double>());
+    }
+    // Fewer buffers serialize the iterations: the high end of the band is the depth's low end.
+    CHECK(b["high_driver"]["name"] == "nki.loop_buffers");
+    CHECK(b["high_driver"]["value"] == 2);
+    bool ranked = false;
+    for (const auto& r : b["ranking"]) ranked = ranked || r["name"] == "nki.loop_buffers";
+    CHECK(ranked);
+}
+
 TEST_CASE("run --estimate --uncertainty: the band's ends are estimates too, like its centre") {
     int st = 0;
     const std::string cfg = kSrc + "/configs/calibration/m4_vector_add_free2.yaml";

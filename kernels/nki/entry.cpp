@@ -15,6 +15,7 @@
 
 #include "configfile/config_node.h"
 #include "kernels/kernel_entry.h"
+#include "kernels/compiler_estimates.h"
 #include "kernels/nki/frontend_process.h"
 #include "kernels/trace_cache.h"
 
@@ -239,9 +240,14 @@ GeneratedKernel trace(const NkiParams& p, const KernelTarget& t, const FrontendR
     g.summary.set("loop_buffers", int64_t(p.loop_buffers));
     g.summary.set("rename_copies", int64_t(p.rename_copies));
     g.summary.set("renamed_tiles", int64_t(i.value("renamed_tiles", 0)));
+    g.summary.set("rotating_tiles", int64_t(i.value("rotating_tiles", 0)));
     g.summary.set("sbuf_peak_bytes", int64_t(i.value("sbuf_peak_bytes_per_partition", 0)));
     g.summary.set("psum_peak_banks", int64_t(i.value("psum_peak_banks", 0)));
     g.summary.set("inexact_hbm_regions", int64_t(i.value("inexact_hbm_regions", 0)));
+    // The compiler's unpublished choices this trace depends on (docs/nki-frontend.md), as
+    // estimates with the ranges their evidence spans.
+    if (i.value("rotating_tiles", 0) > 0) g.estimates.push_back(loop_buffers_estimate("nki.loop_buffers", p.loop_buffers));
+    if (i.value("renamed_tiles", 0) > 0) g.estimates.push_back(rename_copies_estimate("nki.rename_copies", p.rename_copies));
     return g;
 }
 
@@ -284,6 +290,7 @@ const KernelEntry& nki_entry() {
             {"loop_buffers", "rotating buffers of a tile allocated in a loop body, each with its own DMA queues (a compiler estimate, 1-8)"},
             {"rename_copies", "copies the compiler gives a tile whose values stay in one loop iteration (a compiler estimate, 1-16; 1: no renaming)"},
             {"renamed_tiles", "tiles given copies because no value crosses a loop iteration through them"},
+            {"rotating_tiles", "tiles allocated in an affine_range or static_range body, each given loop_buffers rotating buffers"},
             {"sbuf_peak_bytes", "SBUF bytes per partition the allocator placed at the peak"},
             {"psum_peak_banks", "PSUM banks in use at the peak"},
             {"inexact_hbm_regions", "HBM accesses written as a bounding rectangle (not exact)"},

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <iomanip>
 #include <sstream>
 
@@ -13,6 +14,7 @@
 #include "sim/sensitivity/uncertain_params.h"
 #include "sim/sampling/halton.h"
 #include "sim/sensitivity/joint_sample.h"
+#include "sim/config/run_config.h"
 #include "sim/simulate/simulate.h"
 
 namespace bnsim {
@@ -21,7 +23,7 @@ using json = nlohmann::ordered_json;
 
 LatencyBand latency_band(const RunConfig& cfg, const std::string& config, const Overrides& sets, double latency_ns, int jobs,
                   double timeout_s, bool estimate) {
-    const auto params = uncertain_params(cfg.hw);
+    const auto params = uncertain_params(cfg.hw, {}, cfg.generate().estimates);
     std::vector<SimRequest> reqs(2 * params.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
         const auto& p = params[i / 2];
@@ -57,7 +59,10 @@ LatencyBand latency_band(const RunConfig& cfg, const std::string& config, const 
 
 void add_joint_band(LatencyBand& band, const RunConfig& cfg, const std::string& config, const Overrides& sets, double latency_ns,
                     int jobs, double timeout_s, int n_samples) {
-    const auto params = uncertain_params(cfg.hw);
+    // The trace is the preset's unless a sample sets a kernel key (the compiler's buffer depth)
+    // or changes the target (SBUF size, alignment, queues), when the kernel plans again.
+    const GeneratedKernel base_trace = cfg.generate();
+    const auto params = uncertain_params(cfg.hw, {}, base_trace.estimates);
     band.model_error_pct = kModelErrorPct;
     JointBand& b = band.joint.emplace();
     if (params.empty() || params.size() > Halton::kMaxDims) {
@@ -68,17 +73,47 @@ void add_joint_band(LatencyBand& band, const RunConfig& cfg, const std::string& 
     }
     const size_t n = params.size();
     const std::vector<std::vector<double>> values = joint_sample(params, n_samples);
-    // Each priced by the estimate; the trace is the preset's unless a sample changes the target
-    // (SBUF size, alignment, queues), when the kernel plans again.
-    const GeneratedKernel base_trace = cfg.generate();
     const double base_est = estimate(cfg.hw, base_trace.trace).latency_ns;
+    // One config and trace per distinct set of kernel-key values in the sample, each traced once.
+    struct Variant {
+        Overrides keys;
+        std::optional<RunConfig> cfg;
+        std::optional<GeneratedKernel> kernel;
+    };
+    std::vector<Variant> variants;
+    std::vector<size_t> variant_of(values.size());
+    for (size_t k = 0; k < values.size(); ++k) {
+        Overrides keys = kernel_overrides(params, values[k]);
+        size_t v = 0;
+        while (v < variants.size() && variants[v].keys != keys) ++v;
+        if (v == variants.size()) variants.push_back({std::move(keys), {}, {}});
+        variant_of[k] = v;
+    }
+    parallel_for(variants.size(), jobs, [&](size_t v) {
+        Variant& var = variants[v];
+        try {
+            if (var.keys.empty()) {
+                var.cfg = cfg;
+                var.kernel = base_trace;
+                return;
+            }
+            Overrides all = sets;
+            all.insert(all.end(), var.keys.begin(), var.keys.end());
+            var.cfg = load_run_config(config, all);
+            var.kernel = var.cfg->generate();
+        } catch (const std::exception&) {
+            // a kernel refusing these values (e.g. SBUF overflow with more buffers): its samples are left out
+        }
+    });
     std::vector<double> est(size_t(n_samples), std::numeric_limits<double>::quiet_NaN());
     parallel_for(size_t(n_samples), jobs, [&](size_t k) {
-        RunConfig c = cfg;
+        const Variant& var = variants[variant_of[k]];
+        if (!var.kernel) return;
+        RunConfig c = *var.cfg;
         for (size_t i = 0; i < n; ++i) set_uncertain(c.hw, params[i], values[k][i]);
         try {
-            est[k] = c.target() == cfg.target() ? estimate(c.hw, base_trace.trace).latency_ns
-                                                : estimate(c.hw, c.generate().trace).latency_ns;
+            est[k] = c.target() == var.cfg->target() ? estimate(c.hw, var.kernel->trace).latency_ns
+                                                     : estimate(c.hw, c.generate().trace).latency_ns;
         } catch (const std::exception&) {
             // infeasible with these parameters (e.g. a smaller SBUF): left out of the band
         }

@@ -40,7 +40,8 @@ void parse_range(const std::string& spec, std::string& name, double& lo, double&
 
 }  // namespace
 
-std::vector<UncertainParam> uncertain_params(const HwConfig& hw, const std::vector<std::string>& ranges) {
+std::vector<UncertainParam> uncertain_params(const HwConfig& hw, const std::vector<std::string>& ranges,
+                                            const std::vector<KernelEstimate>& kernel) {
     std::vector<UncertainParam> out;
     for (const EstimatedParam& e : estimated_params(hw))
         out.push_back({e.param->name, e.param->unit, e.value, e.range.lo, e.range.hi, e.range.lo_reason,
@@ -50,6 +51,11 @@ std::vector<UncertainParam> uncertain_params(const HwConfig& hw, const std::vect
         if (!c.estimate || !c.uncertainty || c.id.empty()) continue;
         out.push_back({kCostPrefix + c.id + kCostField, "cycles/elem", c.cycles_per_elem, c.uncertainty->lo,
                        c.uncertainty->hi, c.uncertainty->lo_reason, c.uncertainty->hi_reason, int(i)});
+    }
+    for (const KernelEstimate& k : kernel) {
+        UncertainParam p{k.key, "", k.value, k.lo, k.hi, k.lo_why, k.hi_why, -1, ParamKind::integer};
+        p.kernel_key = true;
+        out.push_back(std::move(p));
     }
     for (const auto& spec : ranges) {
         UncertainParam p;
@@ -87,12 +93,20 @@ std::vector<UncertainParam> uncertain_params(const HwConfig& hw, const std::vect
 }
 
 void set_uncertain(HwConfig& hw, const UncertainParam& p, double v) {
+    if (p.kernel_key) return;
     if (p.cost_row >= 0) hw.costs.at(size_t(p.cost_row)).cycles_per_elem = v;
     else hw_params().at(p.name).set(hw, v);
 }
 
 std::pair<std::string, std::string> uncertain_override(const UncertainParam& p, double v) {
-    return {"hardware." + p.name, number(v)};
+    return {p.kernel_key ? p.name : "hardware." + p.name, number(v)};
+}
+
+Overrides kernel_overrides(const std::vector<UncertainParam>& params, const std::vector<double>& values) {
+    Overrides out;
+    for (size_t i = 0; i < params.size() && i < values.size(); ++i)
+        if (params[i].kernel_key) out.push_back(uncertain_override(params[i], values[i]));
+    return out;
 }
 
 }  // namespace bnsim

@@ -25,7 +25,6 @@ template <class T>
 std::string text(const T& v) {
     return json(v).dump();
 }
-std::string text(const std::string& v) { return v; }
 std::string text(const SummaryValue& v) {
     if (const std::string* s = std::get_if<std::string>(&v)) return *s;
     return to_json(v).dump();

@@ -1,6 +1,7 @@
 // vector_add's registration: the `vector_add:` section of a run config, e.g.
 // `vector_add: {n: 25600, partitions: 128, free: 2, dtype: float32, op: tensor_tensor, dge: hardware, buffers: 4}`.
 #include "kernels/calibration/calibration.h"
+#include "kernels/compiler_estimates.h"
 #include "kernels/calibration/config_keys.h"
 #include "kernels/calibration/vector_add/numerics.h"
 
@@ -36,8 +37,12 @@ const KernelEntry& vector_add_entry() {
         k.name = "vector_add";
         k.description = "calibration: M4's vector add, a loop of load a, load b, add, store c tiles";
         k.parse = parse;
-        k.generate = [](const std::any& p, const KernelTarget& t) {
-            return generate_vector_add(kernel_params<VectorAddParams>(p), t);
+        k.generate = [](const std::any& a, const KernelTarget& t) {
+            const VectorAddParams& p = kernel_params<VectorAddParams>(a);
+            GeneratedKernel g = generate_vector_add(p, t);
+            // Its tiles rotate as an affine_range body's do: the same compiler estimate.
+            g.estimates.push_back(loop_buffers_estimate("vector_add.buffers", int(p.buffers)));
+            return g;
         };
         k.summary_fields = calibration_summary_fields();
         k.numerics = &vector_add_numerics();

@@ -520,6 +520,9 @@ class Allocator:
         # buffers 0 and 1 per outer iteration and none of the others' second: W1's transpose ran
         # slower with 5, 6 or 7 buffers than with 4.
         self.turns = {}
+        # The tiles given rotating buffers (a site in a loop nest, counted once): `loop_buffers`
+        # changes the trace only if there are some, so an uncertainty band varies it only then.
+        self.rotating = set()
 
     @staticmethod
     def frame(sbuf, psum, rotate, renamable):
@@ -578,6 +581,8 @@ class Allocator:
                 slots = [base + j * self.bank for j in range(n)]
             f["sites"][key] = slots
         turn_key = (len(self.frames), f["sbuf"], f["psum"], key)
+        if not f["renamable"]:
+            self.rotating.add(turn_key)
         turn = self.turns.get(turn_key, 0)
         self.turns[turn_key] = turn + 1
         addr = slots[turn % len(slots)]
@@ -666,6 +671,10 @@ class Recorder:
     @property
     def sbuf_peak(self):
         return max([a.sbuf_peak for a in self.allocators] or [0])
+
+    @property
+    def rotating_tiles(self):
+        return sum(len(a.rotating) for a in self.allocators)
 
     @property
     def psum_peak(self):

@@ -168,6 +168,7 @@ def write(out, kernel_name, info):
     info["inexact_hbm_regions"] = choose_views()
     check_dma_rows()
     info["renamed_tiles"] = renamed
+    info["rotating_tiles"] = REC.rotating_tiles
     info["loop_races"], info["loop_race_pairs"] = races_found
     info["sbuf_peak_bytes_per_partition"] = REC.sbuf_peak
     info["psum_peak_banks"] = REC.psum_peak // REC.psum_bank
