@@ -61,6 +61,39 @@ TEST_CASE("uncertain parameters: every estimate of the table and every estimated
     CHECK(r.back().value == 16);
 }
 
+TEST_CASE("uncertain parameters: a kernel's own estimates come last, set by reloading the config with their key") {
+    // W1's transpose declares the compiler's buffer depth; the seed kernel (C++) declares none.
+    const RunConfig seed = load_run_config(kSrc + "/configs/default.yaml");
+    CHECK(seed.generate().estimates.empty());
+    const std::string file = kSrc + "/configs/nki/transpose.yaml";
+    const RunConfig cfg = load_run_config(file);
+    const auto kernel = cfg.generate().estimates;
+    REQUIRE(kernel.size() == 1);
+    const auto ps = uncertain_params(cfg.hw, {}, kernel);
+    REQUIRE(ps.size() == uncertain_params(cfg.hw).size() + 1);
+    const UncertainParam& p = ps.back();
+    CHECK(p.name == "nki.loop_buffers");
+    CHECK(p.kernel_key);
+    CHECK(p.kind == ParamKind::integer);
+    CHECK(p.value == 4);
+    CHECK((p.lo == 2 && p.hi == 8));
+    // Not a hardware key: the pair is the kernel's, and setting the hardware leaves it alone.
+    CHECK(uncertain_override(p, 6) == std::make_pair(std::string("nki.loop_buffers"), std::string("6")));
+    HwConfig hw = cfg.hw;
+    set_uncertain(hw, p, 6);
+    for (const HwParam& h : hw_params().all()) CHECK(h.get(hw) == h.get(cfg.hw));
+    // A sample's kernel pairs, in order, only the kernel keys; reloaded with them, the kernel
+    // reports the new depth.
+    std::vector<double> values(ps.size());
+    for (size_t i = 0; i < ps.size(); ++i) values[i] = ps[i].value;
+    values.back() = 6;
+    const Overrides keys = kernel_overrides(ps, values);
+    REQUIRE(keys.size() == 1);
+    CHECK(keys[0] == uncertain_override(p, 6));
+    const RunConfig six = load_run_config(file, keys);
+    CHECK(std::get<int64_t>(*six.generate().summary.find("loop_buffers")) == 6);
+}
+
 TEST_CASE("sensitivity: usable SBUF at the low end of a toy range flips the best memory config") {
     // Grid f_tile {1024, 4096} at interleave 2 with residency on the seed shape. With 60000
     // bytes per partition f_tile 4096 does not fit (it needs 66016 B per partition, 58976 are
