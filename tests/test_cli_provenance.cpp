@@ -193,16 +193,17 @@ TEST_CASE("canonical JSON of a YAML tree: sorted keys, aliases expanded, alias b
     CHECK_THROWS_AS(canonical_json(YAML::Load(bomb)), bnsim::ConfigError);
 }
 
-TEST_CASE("bnsim_tests run directly: a second simulating case in one process says each needs its own", "[cli]") {
-    // Two cases that each elaborate SystemC, in one process (this very test binary): the second
-    // fails (E529) and says why.
+TEST_CASE("bnsim_tests run directly: a case building SystemC modules itself after a simulating one says each needs its own", "[cli]") {
+    // simulate() gives each simulation a fresh SystemC context, but a case that builds its own
+    // modules and calls sc_start (the DMA scheduler's) elaborates in the current one: run after
+    // a case that simulated, in one process (this very test binary), it fails (E529) and says why.
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
     const std::string dir = make_temp_dir("bnsim_cli");
     REQUIRE_FALSE(dir.empty());
     // One test spec, two names (Catch2 v2 joins separate arguments into one name).
     const std::string cmd = "'" + self + "' " +
                             "'timing: a sendrecv whose peer never comes is reported,"
-                            "timing: a DMA engine serves its queues round-robin and each queue in order' "
+                            "DMA scheduler: descriptors reaching two engines at one instant reserve HBM in engine order' "
                             ">'" + dir + "/out' 2>'" + dir + "/err'";
     const int st = std::system(cmd.c_str());
     CHECK((WIFEXITED(st) && WEXITSTATUS(st) != 0));

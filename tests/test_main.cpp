@@ -7,9 +7,11 @@
 
 namespace {
 
-// SystemC elaborates once per process, so each test case that simulates needs a process of its
-// own (ctest runs one case per process). Run directly, the binary would run them all in one and
-// later cases fail with SystemC's E529 ("insert module failed: elaboration done"); this says why.
+// SystemC elaborates once per simulation context. simulate() makes a fresh context for each run,
+// but the cases that build modules and call sc_start themselves (the DMA scheduler's) use the
+// current one, so each needs a process of its own once another case has simulated (ctest runs
+// one case per process). Run directly, the binary would run them all in one and such a case
+// fails with SystemC's E529 ("insert module failed: elaboration done"); this says why.
 struct OneElaborationPerProcess : Catch::TestEventListenerBase {
     using TestEventListenerBase::TestEventListenerBase;
     bool elaborated_before = false;

@@ -10,6 +10,7 @@
 #include "sim/config/run_config.h"
 #include "sim/report/run_report.h"
 #include "sim/simulate/simulate.h"
+#include "tests/source_paths.h"
 #include "tests/test_util.h"
 
 using namespace bnsim;
@@ -374,5 +375,25 @@ TEST_CASE("timing: each core's SBUF peak is its highest byte touched, and a regi
         const std::string m = e.what();
         CHECK_THAT(m, Catch::Contains("instruction 2 (past the end) on core 1 touches SBUF partitions [0, 128)"));
         CHECK_THAT(m, Catch::Contains("outside the 128 x " + std::to_string(cfg.hw.sbuf.bytes_per_partition) + " B buffer"));
+    }
+}
+
+TEST_CASE("one process simulates many times: each run in a fresh SystemC context, the same result as alone") {
+    // The second and third simulations build their modules in new contexts; the first config
+    // simulated again gives exactly its first result.
+    const RunConfig a = load_run_config(kSrc + "/configs/calibration/m4_vector_add_free2.yaml");
+    const RunConfig b = load_run_config(kSrc + "/configs/calibration/m1_dma_copy.yaml");
+    const GeneratedKernel ka = a.generate(), kb = b.generate();
+    const SimResult first = simulate(a.hw, ka.trace, SimOptions{});
+    const SimResult other = simulate(b.hw, kb.trace, SimOptions{});
+    simulate(b.hw, kb.trace, SimOptions{});  // its context deleted by the next: the process still exits cleanly
+    const SimResult again = simulate(a.hw, ka.trace, SimOptions{});
+    CHECK(simulated_in_this_process());
+    CHECK(other.kernel_ns != first.kernel_ns);
+    CHECK(again.kernel_ns == first.kernel_ns);
+    REQUIRE(again.timing.size() == first.timing.size());
+    for (size_t i = 0; i < first.timing.size(); ++i) {
+        CHECK(again.timing[i].start_ns == first.timing[i].start_ns);
+        CHECK(again.timing[i].end_ns == first.timing[i].end_ns);
     }
 }

@@ -69,8 +69,8 @@ void add_run_command(CLI::App& app) {
         if (*estimate_only && cfg.schedule != SchedulePolicy::list)
             throw ConfigError("--estimate reports the list scheduler's timeline: it needs schedule: list, not " +
                               std::string(schedule_policy_name(cfg.schedule)));
-        // The band's runs trace the kernel again in fresh processes (this one will have simulated
-        // itself): an outside frontend's trace is made once, here, and shared with them.
+        // The band's workers inherit this process's kernel; the traces they make (a compiler
+        // estimate's other values) go to a shared folder, made once for all of them.
         if (*uncertainty) share_traces_with_children();
         const GeneratedKernel& k = keep_until_exit(cfg.generate());
         // The report's trace-only figures are independent of the run: priced on a second core

@@ -1,11 +1,9 @@
 #include "sim/runner/simulation_runner.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <set>
-#include <thread>
 
 #include "configfile/config_error.h"
 #include "kernels/trace_cache.h"
@@ -23,46 +21,6 @@
 namespace bnsim {
 
 using json = nlohmann::ordered_json;
-
-namespace {
-
-std::string last_line(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-    const auto nl = s.rfind('\n');
-    return nl == std::string::npos ? s : s.substr(nl + 1);
-}
-
-// The same request as a fresh bnsim process (`run --json` or `calibrate --measure`), for a
-// parent that has simulated itself.
-SimOutcome run_simulation_exec(const SimRequest& r, double timeout_s) {
-    std::vector<std::string> args;
-    if (r.want == SimRequest::Want::metric) args = {"calibrate", "--measure", r.config, "--metric", r.metric};
-    else args = {"run", r.config, "--json"};
-    if (r.want == SimRequest::Want::estimate_report) args.push_back("--estimate");
-    for (const auto& [k, v] : r.sets) args.insert(args.end(), {"--set", k + "=" + v});
-    const ChildResult c = run_child(self_executable(), args, timeout_s);
-    SimOutcome o;
-    if (c.timed_out) {
-        o.error = "no result after " + std::to_string(int(timeout_s)) + " s (killed)";
-        return o;
-    }
-    if (c.exit_code != 0) {
-        o.error = last_line(c.err);
-        if (o.error.empty()) o.error = "exit code " + std::to_string(c.exit_code);
-        return o;
-    }
-    try {
-        const json j = json::parse(c.out);  // ordered: keeps the report's order
-        if (r.want == SimRequest::Want::metric) o.value = j.at("value").get<double>();
-        else o.report = run_report_from_json(j);
-        o.ok = true;
-    } catch (const std::exception& e) {
-        o.error = std::string("unreadable child output: ") + e.what();
-    }
-    return o;
-}
-
-}  // namespace
 
 // Without a folder (none can be made) every child traces for itself. The folder is removed when
 // this process exits or a signal ends it.
@@ -136,19 +94,8 @@ std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests,
     std::vector<SimOutcome> out(requests.size());
     if (requests.empty()) return out;
     share_traces_with_children();
-    if (simulated_in_this_process()) {
-        // This process's SystemC kernel is elaborated: fresh processes, one thread each waiting
-        // (they find the trace folder through the environment).
-        std::vector<std::thread> threads;
-        std::atomic<size_t> next{0};
-        const int n = std::max(1, std::min<int>(jobs, int(requests.size())));
-        for (int t = 0; t < n; ++t)
-            threads.emplace_back([&] {
-                for (size_t i; (i = next++) < requests.size();) out[i] = run_simulation_exec(requests[i], timeout_s);
-            });
-        for (auto& t : threads) t.join();
-        return out;
-    }
+    // A parent that has simulated forks its workers all the same: each simulation builds its
+    // modules in a fresh SystemC context (sim/simulate/simulate.cpp).
     keep_traced_kernels(requests, jobs);
     PoolOptions po;
     po.jobs = jobs;

@@ -1,14 +1,13 @@
 #pragma once
 // The one way the applications simulate many points (tune, sensitivity, the uncertainty bands,
-// compare, fit, calibrate): each point in its own child process, since SystemC elaborates once
-// per process, forked from this already loaded process (no exec, no start-up), at most `jobs` at
-// a time, each with a timeout and crash isolation (sim/runner/worker_pool.h). A child loads the
-// run config, traces, simulates (or estimates) and sends back the run report or one calibration
-// metric; the parent gets one outcome per request, in request order.
+// compare, fit, calibrate): `jobs` worker processes forked from this already loaded process (no
+// exec, no start-up), each running points one after another, each point with a timeout and
+// crash isolation (sim/runner/worker_pool.h). A worker loads the run config, traces, simulates
+// (or estimates) in a fresh SystemC context and sends back the run report or one calibration
+// metric; the parent gets one outcome per request, in request order. The parent may have
+// simulated itself (bnsim run --uncertainty).
 //
 // Call it from one thread only (forking a process whose other threads hold locks is unsafe).
-// Once this process has simulated itself (bnsim run --uncertainty), a forked child would inherit
-// the elaborated SystemC kernel, so the children are then fresh bnsim processes instead.
 #include <string>
 #include <vector>
 

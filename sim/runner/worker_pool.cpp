@@ -14,6 +14,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <iterator>
 #include <iostream>
 #include <functional>
 #include <list>
@@ -50,31 +52,78 @@ void run_on_own_heap(const std::function<void()>& f) {
     }
 }
 
-struct Child {
-    size_t index = 0;
+// One forked worker. It runs jobs one after another as the parent hands it their indices (each
+// simulation in a fresh SystemC context: sim/simulate/simulate.cpp), so a command of thousands
+// of points forks `jobs` times, not once per point: a fork and the first touches of the
+// parent's copied pages cost about 0.7 ms of system time, as much as a small point's whole
+// simulation. A worker that crashes, throws or overruns its job's time takes only that job
+// with it; the next job goes to a new worker.
+struct Worker {
     pid_t pid = -1;
-    int result_fd = -1, output_fd = -1;
-    JobResult r;
+    int command_fd = -1, result_fd = -1, output_fd = -1;
+    bool busy = false;
+    size_t index = 0;        // the job it runs, while busy
+    std::string frames;      // result bytes read, not yet a whole frame
+    JobResult r;             // the running job's result so far (its output's tail)
     Clock::time_point deadline;
 };
 
-void write_all(int fd, const std::string& s) {
+void write_all(int fd, const void* data, size_t size) {
+    const char* p = static_cast<const char*>(data);
     size_t done = 0;
-    while (done < s.size()) {
-        const ssize_t n = write(fd, s.data() + done, s.size() - done);
+    while (done < size) {
+        const ssize_t n = write(fd, p + done, size - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) _exit(3);
         done += size_t(n);
     }
 }
 
-Child spawn(size_t index, const PoolOptions& opts, const std::function<std::string(size_t)>& work) {
-    int res[2], out[2];
-    if (pipe2(res, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-    if (pipe2(out, O_CLOEXEC) != 0) {
-        close(res[0]);
-        close(res[1]);
-        throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+// Reads exactly `size` bytes; false at end of file.
+bool read_all(int fd, void* data, size_t size) {
+    char* p = static_cast<char*>(data);
+    size_t done = 0;
+    while (done < size) {
+        const ssize_t n = read(fd, p + done, size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        done += size_t(n);
+    }
+    return true;
+}
+
+// The worker's life: a job index in (8 bytes), its result out (8 bytes of length, then the
+// bytes), until the parent closes the command pipe.
+[[noreturn]] void worker_main(int command_fd, int result_fd, const std::function<std::string(size_t)>& work) {
+    for (uint64_t index; read_all(command_fd, &index, sizeof index);) {
+        std::string payload, failure;
+        run_on_own_heap([&] {
+            try {
+                payload = work(size_t(index));
+            } catch (const std::exception& e) {
+                failure = std::string("uncaught exception: ") + e.what() + "\n";
+            }
+        });
+        if (!failure.empty()) {
+            write_all(STDERR_FILENO, failure.data(), failure.size());
+            _exit(4);
+        }
+        const uint64_t size = payload.size();
+        write_all(result_fd, &size, sizeof size);
+        write_all(result_fd, payload.data(), payload.size());
+    }
+    _exit(0);  // no static destructors: the parent owns every file
+}
+
+// `others`: the running workers, whose pipes the new one must not hold (a command pipe's write
+// end open in a second worker would keep the first from ever reading its end of file).
+Worker spawn(const std::function<std::string(size_t)>& work, const std::list<Worker>& others) {
+    int cmd[2] = {-1, -1}, res[2] = {-1, -1}, out[2] = {-1, -1};
+    if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(res, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
+        const int e = errno;
+        for (int fd : {cmd[0], cmd[1], res[0], res[1], out[0], out[1]})
+            if (fd >= 0) close(fd);
+        throw std::runtime_error(std::string("pipe: ") + std::strerror(e));
     }
     std::cout.flush();
     std::cerr.flush();
@@ -82,41 +131,31 @@ Child spawn(size_t index, const PoolOptions& opts, const std::function<std::stri
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
-        // The child: die with the parent, default signals, own output captured.
+        // The worker: die with the parent, default signals, own output captured.
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         std::signal(SIGINT, SIG_DFL);
         std::signal(SIGTERM, SIG_DFL);
         std::signal(SIGPIPE, SIG_DFL);
+        for (const Worker& o : others)
+            for (int fd : {o.command_fd, o.result_fd, o.output_fd})
+                if (fd >= 0) close(fd);
+        close(cmd[1]);
         close(res[0]);
         close(out[0]);
         dup2(out[1], STDOUT_FILENO);
         dup2(out[1], STDERR_FILENO);
         close(out[1]);
-        std::string payload, failure;
-        run_on_own_heap([&] {
-            try {
-                payload = work(index);
-            } catch (const std::exception& e) {
-                failure = std::string("uncaught exception: ") + e.what() + "\n";
-            }
-        });
-        if (!failure.empty()) {
-            write_all(STDERR_FILENO, failure);
-            _exit(4);
-        }
-        write_all(res[1], payload);
-        _exit(0);  // no static destructors: the parent owns every file
+        worker_main(cmd[0], res[1], work);
     }
+    close(cmd[0]);
     close(res[1]);
     close(out[1]);
-    Child c;
-    c.index = index;
-    c.pid = pid;
-    c.result_fd = res[0];
-    c.output_fd = out[0];
-    c.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(opts.timeout_s > 0 ? opts.timeout_s : 0));
-    return c;
+    Worker w;
+    w.pid = pid;
+    w.command_fd = cmd[1];
+    w.result_fd = res[0];
+    w.output_fd = out[0];
+    return w;
 }
 
 // Reads what is available; closes the fd at end of file.
@@ -132,24 +171,55 @@ void drain(int& fd, std::string& sink, bool tail_only) {
     }
 }
 
-void reap(Child& c) {
-    for (int* fd : {&c.result_fd, &c.output_fd})
+// A whole result frame at the front of `frames`: moved into `payload`.
+bool take_frame(std::string& frames, std::string& payload) {
+    uint64_t size = 0;
+    if (frames.size() < sizeof size) return false;
+    std::memcpy(&size, frames.data(), sizeof size);
+    if (frames.size() - sizeof size < size) return false;
+    payload = frames.substr(sizeof size, size_t(size));
+    frames.erase(0, sizeof size + size_t(size));
+    return true;
+}
+
+// Ends a worker: its pipes closed, it waited for. A job it was running ends as the worker did.
+void reap(Worker& w) {
+    for (int* fd : {&w.command_fd, &w.result_fd, &w.output_fd})
         if (*fd >= 0) {
             close(*fd);
             *fd = -1;
         }
     int status = 0;
-    while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+    while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (c.r.kind == JobResult::Kind::timed_out) return;
+    if (!w.busy || w.r.kind == JobResult::Kind::timed_out) return;
     if (WIFSIGNALED(status)) {
-        c.r.kind = JobResult::Kind::crashed;
-        c.r.signal = WTERMSIG(status);
+        w.r.kind = JobResult::Kind::crashed;
+        w.r.signal = WTERMSIG(status);
     } else {
-        c.r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        if (c.r.exit_code != 0) c.r.kind = JobResult::Kind::crashed;
+        w.r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        w.r.kind = JobResult::Kind::crashed;  // it ended without the job's result
     }
-    if (c.r.output.size() > kOutputTail) c.r.output.erase(0, c.r.output.size() - kOutputTail);
+    if (w.r.output.size() > kOutputTail) w.r.output.erase(0, w.r.output.size() - kOutputTail);
+}
+
+// Hands job `index` to an idle worker; false if the worker is gone (its command pipe broken).
+bool assign(Worker& w, size_t index, const PoolOptions& opts) {
+    const uint64_t i = index;
+    const char* p = reinterpret_cast<const char*>(&i);
+    size_t done = 0;
+    while (done < sizeof i) {
+        const ssize_t n = write(w.command_fd, p + done, sizeof i - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        done += size_t(n);
+    }
+    w.busy = true;
+    w.index = index;
+    w.r = JobResult{};
+    w.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(opts.timeout_s > 0 ? opts.timeout_s : 0));
+    return true;
 }
 
 }  // namespace
@@ -170,67 +240,155 @@ std::string describe_crash(const JobResult& r) {
 
 void run_pool(size_t count, const PoolOptions& opts, const std::function<std::string(size_t)>& work,
               const std::function<void(size_t, const JobResult&)>& on_done, const std::function<bool()>& stop) {
-    std::list<Child> running;
+    // A write to a worker that has just died must fail with EPIPE, not end this process.
+    struct sigaction ignore {}, old_pipe {};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, &old_pipe);
+    std::list<Worker> workers;
+    std::deque<size_t> pending;  // jobs whose worker died before it read them, first
     size_t next = 0;
+    size_t running = 0;
     const size_t width = size_t(std::max(1, opts.jobs));
     auto stopping = [&] { return stop && stop(); };
-    auto fill = [&] {
-        while (running.size() < width && next < count && !stopping()) running.push_back(spawn(next++, opts, work));
+    auto has_job = [&] { return !pending.empty() || next < count; };
+    auto take_job = [&] {
+        if (!pending.empty()) {
+            const size_t i = pending.front();
+            pending.pop_front();
+            return i;
+        }
+        return next++;
     };
-    while (true) {
-        fill();
-        if (running.empty()) break;
-        if (stopping()) {
-            for (auto& c : running) {
-                kill(c.pid, SIGKILL);
-                c.r.kind = JobResult::Kind::timed_out;
-                reap(c);
-            }
-            break;
-        }
-        std::vector<pollfd> fds;
-        std::vector<std::pair<Child*, bool>> owners;  // child, is result fd
-        int wait_ms = -1;
-        const auto now = Clock::now();
-        for (auto& c : running) {
-            if (c.result_fd >= 0) fds.push_back({c.result_fd, POLLIN, 0}), owners.push_back({&c, true});
-            if (c.output_fd >= 0) fds.push_back({c.output_fd, POLLIN, 0}), owners.push_back({&c, false});
-            if (opts.timeout_s > 0) {
-                const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - now).count();
-                wait_ms = wait_ms < 0 ? int(std::max<long long>(left, 0)) : std::min(wait_ms, int(std::max<long long>(left, 0)));
-            }
-        }
-        if (stop) wait_ms = wait_ms < 0 ? 200 : std::min(wait_ms, 200);  // notice a stop request
-        const int n = poll(fds.data(), fds.size(), wait_ms);
-        if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
-        for (size_t i = 0; n > 0 && i < fds.size(); ++i) {
-            if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            Child& c = *owners[i].first;
-            if (owners[i].second)
-                drain(c.result_fd, c.r.payload, false);
-            else
-                drain(c.output_fd, c.r.output, true);
-        }
-        const auto after = Clock::now();
-        std::list<Child> ended;
-        for (auto it = running.begin(); it != running.end();) {
-            Child& c = *it;
-            const bool expired = opts.timeout_s > 0 && after >= c.deadline && (c.result_fd >= 0 || c.output_fd >= 0);
-            if (expired) {
-                kill(c.pid, SIGKILL);
-                c.r.kind = JobResult::Kind::timed_out;
-            }
-            if (expired || (c.result_fd < 0 && c.output_fd < 0)) {
-                reap(c);
-                auto done = it++;
-                ended.splice(ended.end(), running, done);
-            } else {
+    auto end_worker = [&](std::list<Worker>::iterator it) {
+        reap(*it);
+        return workers.erase(it);
+    };
+    // Every idle worker gets a job, and new workers start while jobs wait and cores are free.
+    auto fill = [&] {
+        for (auto it = workers.begin(); it != workers.end() && has_job() && !stopping();) {
+            if (it->busy) {
                 ++it;
+                continue;
+            }
+            const size_t i = take_job();
+            if (assign(*it, i, opts)) {
+                ++running;
+                ++it;
+            } else {
+                pending.push_front(i);
+                it = end_worker(it);
             }
         }
-        fill();  // the freed cores start the next jobs while the parent reports the ended ones
-        for (const Child& c : ended) on_done(c.index, c.r);
+        while (workers.size() < width && has_job() && !stopping()) {
+            workers.push_back(spawn(work, workers));
+            const size_t i = take_job();
+            if (!assign(workers.back(), i, opts)) {
+                pending.push_front(i);
+                end_worker(std::prev(workers.end()));
+                throw std::runtime_error("a new worker process ended before its first job");
+            }
+            ++running;
+        }
+    };
+    try {
+        while (true) {
+            fill();
+            if (running == 0 && (!has_job() || stopping())) break;
+            if (stopping()) {
+                for (auto& w : workers) {
+                    kill(w.pid, SIGKILL);
+                    w.r.kind = JobResult::Kind::timed_out;
+                    reap(w);
+                }
+                workers.clear();
+                break;
+            }
+            std::vector<pollfd> fds;
+            std::vector<std::pair<Worker*, bool>> owners;  // worker, is result fd
+            int wait_ms = -1;
+            const auto now = Clock::now();
+            for (auto& w : workers) {
+                if (w.result_fd >= 0) fds.push_back({w.result_fd, POLLIN, 0}), owners.push_back({&w, true});
+                if (w.output_fd >= 0) fds.push_back({w.output_fd, POLLIN, 0}), owners.push_back({&w, false});
+                if (opts.timeout_s > 0 && w.busy) {
+                    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(w.deadline - now).count();
+                    const int l = int(std::max<long long>(left, 0));
+                    wait_ms = wait_ms < 0 ? l : std::min(wait_ms, l);
+                }
+            }
+            if (stop) wait_ms = wait_ms < 0 ? 200 : std::min(wait_ms, 200);  // notice a stop request
+            const int n = poll(fds.data(), fds.size(), wait_ms);
+            if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+            for (size_t i = 0; n > 0 && i < fds.size(); ++i) {
+                if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+                Worker& w = *owners[i].first;
+                if (owners[i].second) drain(w.result_fd, w.frames, false);
+                else drain(w.output_fd, w.r.output, true);
+            }
+            const auto after = Clock::now();
+            std::vector<std::pair<size_t, JobResult>> ended;
+            for (auto it = workers.begin(); it != workers.end();) {
+                Worker& w = *it;
+                std::string payload;
+                if (w.busy && take_frame(w.frames, payload)) {
+                    w.r.kind = JobResult::Kind::done;
+                    w.r.payload = std::move(payload);
+                    if (w.r.output.size() > kOutputTail) w.r.output.erase(0, w.r.output.size() - kOutputTail);
+                    ended.emplace_back(w.index, std::move(w.r));
+                    w.r = JobResult{};
+                    w.busy = false;
+                    --running;
+                }
+                const bool expired = opts.timeout_s > 0 && w.busy && after >= w.deadline;
+                if (expired) {
+                    kill(w.pid, SIGKILL);
+                    w.r.kind = JobResult::Kind::timed_out;
+                }
+                // A worker is done for when it overran or either of its pipes reached its end.
+                if (expired || w.result_fd < 0 || w.output_fd < 0) {
+                    if (!expired && w.result_fd >= 0) {
+                        // Its output ended first: take what it sent before it went.
+                        while (w.result_fd >= 0) drain(w.result_fd, w.frames, false);
+                        if (w.busy && take_frame(w.frames, payload)) {
+                            w.r.kind = JobResult::Kind::done;
+                            w.r.payload = std::move(payload);
+                            ended.emplace_back(w.index, std::move(w.r));
+                            w.r = JobResult{};
+                            w.busy = false;
+                            --running;
+                        }
+                    }
+                    if (!expired && w.output_fd >= 0 && w.busy) {
+                        kill(w.pid, SIGKILL);  // its result pipe closed mid-job: it is going
+                        while (w.output_fd >= 0) drain(w.output_fd, w.r.output, true);
+                    }
+                    const bool had_job = w.busy;
+                    const size_t index = w.index;
+                    reap(w);
+                    if (had_job) {
+                        ended.emplace_back(index, std::move(w.r));
+                        --running;
+                    }
+                    it = workers.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+            fill();  // the freed workers start the next jobs while the parent reports the ended ones
+            for (const auto& [i, r] : ended) on_done(i, r);
+        }
+    } catch (...) {
+        for (auto& w : workers) {
+            kill(w.pid, SIGKILL);
+            w.busy = false;
+            reap(w);
+        }
+        sigaction(SIGPIPE, &old_pipe, nullptr);
+        throw;
     }
+    // Idle workers end when their command pipe closes.
+    for (auto& w : workers) reap(w);
+    sigaction(SIGPIPE, &old_pipe, nullptr);
 }
 
 }  // namespace bnsim

@@ -1,8 +1,10 @@
 #pragma once
-// Runs jobs each in its own forked child process, at most `jobs` at a time, so a job that
-// crashes, hangs or elaborates SystemC cannot touch the parent or the other jobs. A job's child
-// calls `work(index)` and sends back the string it returns; the parent reports each job as it
-// ends. Single-threaded (a poll loop), so forking is safe.
+// Runs jobs in forked worker processes, at most `jobs` at a time, so a job that crashes, hangs
+// or elaborates SystemC cannot touch the parent. A worker calls `work(index)` for one job after
+// another and sends back the string each returns (each simulation in a fresh SystemC context);
+// a job that crashes, throws or overruns its time ends its worker and only itself, and the next
+// job starts in a new worker. The parent reports each job as it ends. Single-threaded (a poll
+// loop), so forking is safe.
 #include <functional>
 #include <string>
 

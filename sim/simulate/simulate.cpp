@@ -100,12 +100,28 @@ void add_dma_queue_units(const Trace& trace, SimResult& res) {
 
 namespace {
 std::atomic<bool> g_simulated{false};
+
+// SystemC elaborates once per simulation context: after sc_start() no module can be built in it.
+// Each simulation after the first gets a fresh context (the previous one's modules are gone by
+// then: `top` dies with its simulate() call), so one process can simulate many times, a worker
+// of the runner's pool one point after another. The old context is deleted, freeing what its
+// kernel kept, except the process's first: libsystemc's own static events registered with it
+// at start-up and unregister from it at exit.
+void fresh_simulation_context() {
+    static sc_core::sc_simcontext* const first = sc_core::sc_get_curr_simcontext();
+    if (!g_simulated.load()) return;
+    sc_core::sc_simcontext* old = sc_core::sc_curr_simcontext;
+    sc_core::sc_curr_simcontext = new sc_core::sc_simcontext;
+    sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
+    if (old != first) delete old;
+}
 }  // namespace
 
 bool simulated_in_this_process() { return g_simulated.load(); }
 
 SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opts) {
     const std::vector<uint64_t> sbuf_peak = check_trace_fits_hardware(hw, trace);
+    fresh_simulation_context();
     g_simulated = true;
     CostModel cost(hw);
     const Dependents dependents(trace);

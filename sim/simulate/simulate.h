@@ -71,8 +71,8 @@ struct SimulationError : std::runtime_error {
     explicit SimulationError(const std::string& m) : std::runtime_error(m) {}
 };
 
-// Whether simulate() has run in this process: SystemC is then elaborated, and a forked child
-// cannot simulate again (sim/runner starts fresh processes instead).
+// Whether simulate() has run in this process. Each simulation after the first builds its modules
+// in a fresh SystemC context, so a process (or a child forked from it) may simulate again.
 bool simulated_in_this_process();
 
 // Throws SimulationError (with the blocked instructions and what each waits on) on deadlock.
