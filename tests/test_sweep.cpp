@@ -266,6 +266,35 @@ TEST_CASE("sweep workers: a crash, a timeout and a success are each reported and
     CHECK(got[2].payload == "payload 2");
 }
 
+TEST_CASE("pool workers: each runs many jobs, and a throwing job ends its worker and only itself") {
+    // 40 jobs on 2 workers: every job reports the process it ran in. Job 7 throws: its worker
+    // exits (status 4, the exception's text in its output) and the jobs after it go on in a new
+    // worker, so 3 processes ran them all.
+    std::vector<JobResult> got(40);
+    PoolOptions po;
+    po.jobs = 2;
+    run_pool(
+        got.size(), po,
+        [](size_t i) -> std::string {
+            if (i == 7) throw std::runtime_error("job seven refuses");
+            return std::to_string(getpid());
+        },
+        [&](size_t i, const JobResult& r) { got[i] = r; });
+    std::set<std::string> pids;
+    for (size_t i = 0; i < got.size(); ++i) {
+        INFO(i);
+        if (i == 7) continue;
+        REQUIRE(got[i].kind == JobResult::Kind::done);
+        CHECK(got[i].payload != std::to_string(getpid()));  // never in the parent
+        pids.insert(got[i].payload);
+    }
+    CHECK(got[7].kind == JobResult::Kind::crashed);
+    CHECK(got[7].exit_code == 4);
+    CHECK(describe_crash(got[7]).find("job seven refuses") != std::string::npos);
+    CHECK(pids.size() <= 3);
+    CHECK(pids.size() >= 2);
+}
+
 TEST_CASE("sweep files: ranges, lists, explicit points and an auto point per context") {
     SweepDir d(
         "grid:\n"
