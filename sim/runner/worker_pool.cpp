@@ -39,8 +39,9 @@ constexpr size_t kOutputTail = 4000;  // bytes of a child's own output kept for 
 // calibration point took some 300 page faults, most of them such copies. A new thread gets its
 // own malloc arena, fresh pages only (measured: bnsim calibrate's 98 per-instruction rows from
 // 146 to 113 ms of CPU). The arena grows in steps of M_TOP_PAD, each an mprotect call: 16 MiB
-// steps, and nothing trimmed, since the process ends with the job. If no thread can be
-// started, `f` runs here.
+// steps, and nothing trimmed: a worker's next job reuses the pages its last one freed (glibc
+// hands a finished thread's arena to the next thread). If no thread can be started, `f` runs
+// here.
 void run_on_own_heap(const std::function<void()>& f) {
     mallopt(M_TOP_PAD, 16 << 20);
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
@@ -129,7 +130,11 @@ Worker spawn(const std::function<std::string(size_t)>& work, const std::list<Wor
     std::cerr.flush();
     std::fflush(nullptr);
     const pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid < 0) {
+        const int e = errno;
+        for (int fd : {cmd[0], cmd[1], res[0], res[1], out[0], out[1]}) close(fd);
+        throw std::runtime_error(std::string("fork: ") + std::strerror(e));
+    }
     if (pid == 0) {
         // The worker: die with the parent, default signals, own output captured.
         prctl(PR_SET_PDEATHSIG, SIGKILL);
