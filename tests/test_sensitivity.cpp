@@ -325,6 +325,34 @@ TEST_CASE("run --uncertainty on an NKI kernel varies the compiler's buffer depth
     CHECK(ranked);
 }
 
+TEST_CASE("run --uncertainty --as-profile: the band of the kernel plus the profile window, each end with its own window") {
+    // A profile's total_time is the kernel plus launch.profile_window_ns: the benchmark launch
+    // (launch.fixed_ns) moves none of it, the window's ends move it by exactly their distance.
+    int st = 0;
+    const std::string cfg = kSrc + "/configs/nki/vector_add_256k.yaml";
+    const json plain = json::parse(test::bnsim_output("run " + cfg + " --json", &st, 600));
+    REQUIRE(st == 0);
+    const json j = json::parse(test::bnsim_output("run " + cfg + " --json --uncertainty --as-profile", &st, 600));
+    REQUIRE(st == 0);
+    const json& b = j["uncertainty"];
+    CHECK(b["of"] == "profile_total_time");
+    CHECK(j["latency_ns"] == plain["latency_ns"]);  // the headline stays the benchmark's
+    const double kernel = plain["kernel_ns"].get<double>();
+    const json* launch = param_named(b, "launch.fixed_ns");
+    const json* window = param_named(b, "launch.profile_window_ns");
+    REQUIRE(launch);
+    REQUIRE(window);
+    const double centre = b["latency_ns"].get<double>();
+    CHECK(centre == Approx(kernel + 14860).epsilon(1e-12));  // configs/hw/trn2.yaml's window
+    CHECK((*launch)["latency_low_ns"].get<double>() == Approx(centre).epsilon(1e-12));
+    CHECK((*launch)["latency_high_ns"].get<double>() == Approx(centre).epsilon(1e-12));
+    CHECK((*window)["latency_low_ns"].get<double>() == Approx(kernel + (*window)["low"].get<double>()).epsilon(1e-12));
+    CHECK((*window)["latency_high_ns"].get<double>() == Approx(kernel + (*window)["high"].get<double>()).epsilon(1e-12));
+    // Without --uncertainty there is no band to frame: a usage error.
+    test::bnsim_output("run " + cfg + " --as-profile", &st, 60);
+    CHECK(st == 2);
+}
+
 TEST_CASE("run --estimate --uncertainty: the band's ends are estimates too, like its centre") {
     int st = 0;
     const std::string cfg = kSrc + "/configs/calibration/m4_vector_add_free2.yaml";

@@ -41,10 +41,9 @@ struct CompareOptions {
     bool bands = false;        // each latency point's uncertainty band, and whether it holds the measurement
 };
 
-// run --uncertainty's joint band for each predicted latency point (sim/sensitivity/latency_band.h).
-// A profile's total_time point (kernel + launch.profile_window_ns) takes the band of the same
-// run's latency (kernel + launch.fixed_ns) moved by the difference of the two at the preset: the
-// kernel's uncertainty, with the launch's range standing in for the window's (of a similar size).
+// run --uncertainty's joint band for each predicted latency point (sim/sensitivity/latency_band.h):
+// a profile's total_time point takes the band of the kernel plus launch.profile_window_ns (run
+// --uncertainty --as-profile), each sample with its own window.
 void add_bands(const MeasuredSet& set, const CompareOptions& o, PointsComparison& c) {
     for (const MeasuredPoint& p : set.points) {
         const bool profile = p.metric == "profile_total_time_ns";
@@ -56,12 +55,11 @@ void add_bands(const MeasuredSet& set, const CompareOptions& o, PointsComparison
         const std::string config = point_config(p, o.predict);
         const Overrides sets = point_overrides(p, o.predict);
         const RunConfig cfg = load_run_config(config, sets);
-        const double shift = profile ? cfg.hw.launch.profile_window_ns - cfg.hw.launch.fixed_ns : 0;
-        const double latency = pc->predicted - shift;
-        LatencyBand band = latency_band(cfg, config, sets, latency, o.predict.jobs, o.predict.timeout_s);
-        add_joint_band(band, cfg, config, sets, latency, o.predict.jobs, o.predict.timeout_s);
-        pc->band_low_ns = band.joint->widened_p5_ns + shift;
-        pc->band_high_ns = band.joint->widened_p95_ns + shift;
+        const BandOf of = profile ? BandOf::profile_total_time : BandOf::latency;
+        LatencyBand band = latency_band(cfg, config, sets, pc->predicted, o.predict.jobs, o.predict.timeout_s, false, of);
+        add_joint_band(band, cfg, config, sets, pc->predicted, o.predict.jobs, o.predict.timeout_s);
+        pc->band_low_ns = band.joint->widened_p5_ns;
+        pc->band_high_ns = band.joint->widened_p95_ns;
         pc->band_contains = p.measured >= *pc->band_low_ns && p.measured <= *pc->band_high_ns;
     }
 }

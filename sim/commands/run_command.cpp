@@ -46,6 +46,7 @@ void add_run_command(CLI::App& app) {
     auto estimate_only = std::make_shared<bool>(false);
     auto profile_out = std::make_shared<std::string>();
     auto uncertainty = std::make_shared<bool>(false);
+    auto as_profile = std::make_shared<bool>(false);
     opts->add_to(*cmd);
     auto* timeline_opt = cmd->add_option("--timeline", *timeline,
                                          "write a Chrome trace-event JSON timeline (open in ui.perfetto.dev; "
@@ -58,7 +59,11 @@ void add_run_command(CLI::App& app) {
     cmd->add_flag("--uncertainty", *uncertainty,
                   "also report a [low, high] latency band from the estimated parameters' ranges (one child run "
                   "per range end) and which parameter drives each end");
-    cmd->callback([opts, timeline, timeline_opt, estimate_only, profile_out, profile_opt, uncertainty]() {
+    cmd->add_flag("--as-profile", *as_profile,
+                  "with --uncertainty: the band of a neuron-profile total_time (the kernel + launch.profile_window_ns, "
+                  "the profiled run's pre- and postamble) instead of a benchmark latency (the kernel + launch.fixed_ns)");
+    cmd->callback([opts, timeline, timeline_opt, estimate_only, profile_out, profile_opt, uncertainty, as_profile]() {
+        if (*as_profile && !*uncertainty) throw ConfigError("--as-profile: it frames the --uncertainty band; add --uncertainty");
         prepare_short_lived_heap();  // the process ends with the run: fewer page faults
         std::optional<OutputFile> out;
         if (timeline_opt->count()) out.emplace("--timeline", *timeline, opts->json);
@@ -92,8 +97,10 @@ void add_run_command(CLI::App& app) {
         nlohmann::ordered_json report = to_json(run);
         std::optional<LatencyBand> band;
         if (*uncertainty) {
-            band = latency_band(cfg, opts->config, parse_overrides(opts->sets), run.latency_ns, 2, 300, *estimate_only);
-            add_joint_band(*band, cfg, opts->config, parse_overrides(opts->sets), run.latency_ns, 2);
+            const BandOf of = *as_profile ? BandOf::profile_total_time : BandOf::latency;
+            const double centre = *as_profile ? run.kernel_ns + cfg.hw.launch.profile_window_ns : run.latency_ns;
+            band = latency_band(cfg, opts->config, parse_overrides(opts->sets), centre, 2, 300, *estimate_only, of);
+            add_joint_band(*band, cfg, opts->config, parse_overrides(opts->sets), centre, 2);
         }
         // Whether the kernel's own choice stays the best under the joint uncertainty: bnsim tune's
         // answer over the kernel's decisions (none for a kernel that makes none).

@@ -45,9 +45,17 @@ struct ChoiceRobustness {
     int samples = 0;
 };
 
+// What a band is of, as the measurement it stands next to counts it: a benchmark's latency (the
+// kernel plus launch.fixed_ns, neuron-bench and nki.benchmark) or a profile's total_time (the
+// kernel plus launch.profile_window_ns, the profiled run's pre- and postamble). Each end and
+// sample adds its own value of that estimate.
+enum class BandOf { latency, profile_total_time };
+const char* band_of_name(BandOf of);  // "latency" | "profile_total_time"
+
 // `bnsim run --uncertainty`'s band: printed from here and written as the report's "uncertainty".
 struct LatencyBand {
-    double latency_ns = 0, low_ns = 0, high_ns = 0;
+    BandOf of = BandOf::latency;
+    double latency_ns = 0, low_ns = 0, high_ns = 0;  // of `of`
     std::optional<BandDriver> low_driver, high_driver;
     std::string method;
     std::vector<BandParam> params;
@@ -60,13 +68,13 @@ struct LatencyBand {
 // ranged estimate the band is the value. `estimate`: the ends come from the screening estimate,
 // as latency_ns then does (run --estimate), so the band and its centre are one kind of figure.
 LatencyBand latency_band(const RunConfig& cfg, const std::string& config, const Overrides& sets, double latency_ns,
-                         int jobs, double timeout_s = 300, bool estimate = false);
+                         int jobs, double timeout_s = 300, bool estimate = false, BandOf of = BandOf::latency);
 
 // The joint band: every estimated parameter varied at once over a Halton sample of their ranges
 // (`samples` points), each sample priced by the screening estimate in this process and scaled to
 // the full simulation at the preset; the lowest and highest samples confirmed in full simulation
 // (child processes); each parameter's share of the sample's variance from its squared
-// correlation with the latency. Sets band.joint and band.model_error_pct.
+// correlation with the latency. Sets band.joint and band.model_error_pct; the band is of band.of.
 void add_joint_band(LatencyBand& band, const RunConfig& cfg, const std::string& config, const Overrides& sets,
                     double latency_ns, int jobs, double timeout_s = 300, int samples = 64);
 
