@@ -19,6 +19,15 @@ using json = nlohmann::json;
 
 namespace {
 
+// `bnsim run ARGS`'s JSON report; the run must succeed.
+json run_report(const std::string& args) {
+    int st = 0;
+    const std::string out = test::bnsim_output("run " + args, &st, 600);
+    INFO("bnsim run " << args);
+    REQUIRE(st == 0);
+    return json::parse(out);
+}
+
 const json* param_named(const json& j, const std::string& name) {
     for (const auto& p : j["params"])
         if (p["name"] == name) return &p;
@@ -240,10 +249,8 @@ TEST_CASE("sensitivity: the seed shape's DVE cost row range makes phase 2 DVE-bo
 TEST_CASE("run --uncertainty: the band spans the declared range ends and names each end's driver") {
     int st = 0;
     const std::string cfg = kSrc + "/configs/calibration/m4_vector_add_free2.yaml";
-    const json base = json::parse(test::bnsim_output("run " + cfg + " --json --set vector_add.free=200", &st, 600));
-    REQUIRE(st == 0);
-    const json j = json::parse(test::bnsim_output("run " + cfg + " --json --uncertainty --set vector_add.free=200", &st, 600));
-    REQUIRE(st == 0);
+    const json base = run_report(cfg + " --json --set vector_add.free=200");
+    const json j = run_report(cfg + " --json --uncertainty --set vector_add.free=200");
     const json& b = j["uncertainty"];
     CHECK(b["latency_ns"].get<double>() == base["latency_ns"].get<double>());
     double lo = b["latency_ns"].get<double>(), hi = lo;
@@ -298,10 +305,8 @@ TEST_CASE("run --uncertainty on an NKI kernel varies the compiler's buffer depth
     // W1's transpose allocates its three tiles in an affine_range body: nki.loop_buffers (an
     // estimate, 2-8) is one of the band's parameters, its ends the kernel traced again at 2 and
     // 8 buffers, exactly what --set gives. Its tiles are never renamed, so rename_copies is not.
-    int st = 0;
     const std::string cfg = kSrc + "/configs/nki/transpose.yaml";
-    const json j = json::parse(test::bnsim_output("run " + cfg + " --json --uncertainty", &st, 600));
-    REQUIRE(st == 0);
+    const json j = run_report(cfg + " --json --uncertainty");
     const json& b = j["uncertainty"];
     const json* depth = nullptr;
     for (const auto& p : b["params"]) {
@@ -312,9 +317,7 @@ TEST_CASE("run --uncertainty on an NKI kernel varies the compiler's buffer depth
     CHECK((*depth)["low"] == 2);
     CHECK((*depth)["high"] == 8);
     for (const auto& [end, n] : {std::pair<const char*, int>{"latency_low_ns", 2}, {"latency_high_ns", 8}}) {
-        const json r = json::parse(
-            test::bnsim_output("run " + cfg + " --json --set nki.loop_buffers=" + std::to_string(n), &st, 600));
-        REQUIRE(st == 0);
+        const json r = run_report(cfg + " --json --set nki.loop_buffers=" + std::to_string(n));
         CHECK((*depth)[end].get<double>() == r["latency_ns"].get<double>());
     }
     // Fewer buffers serialize the iterations: the high end of the band is the depth's low end.
@@ -330,10 +333,8 @@ TEST_CASE("run --uncertainty --as-profile: the band of the kernel plus the profi
     // (launch.fixed_ns) moves none of it, the window's ends move it by exactly their distance.
     int st = 0;
     const std::string cfg = kSrc + "/configs/nki/vector_add_256k.yaml";
-    const json plain = json::parse(test::bnsim_output("run " + cfg + " --json", &st, 600));
-    REQUIRE(st == 0);
-    const json j = json::parse(test::bnsim_output("run " + cfg + " --json --uncertainty --as-profile", &st, 600));
-    REQUIRE(st == 0);
+    const json plain = run_report(cfg + " --json");
+    const json j = run_report(cfg + " --json --uncertainty --as-profile");
     const json& b = j["uncertainty"];
     CHECK(b["of"] == "profile_total_time");
     CHECK(j["latency_ns"] == plain["latency_ns"]);  // the headline stays the benchmark's

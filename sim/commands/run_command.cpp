@@ -98,7 +98,7 @@ void add_run_command(CLI::App& app) {
         std::optional<LatencyBand> band;
         if (*uncertainty) {
             const BandOf of = *as_profile ? BandOf::profile_total_time : BandOf::latency;
-            const double centre = *as_profile ? run.kernel_ns + cfg.hw.launch.profile_window_ns : run.latency_ns;
+            const double centre = band_figure(of, cfg.hw, run.kernel_ns, run.latency_ns);
             band = latency_band(cfg, opts->config, parse_overrides(opts->sets), centre, 2, 300, *estimate_only, of);
             add_joint_band(*band, cfg, opts->config, parse_overrides(opts->sets), centre, 2);
         }

@@ -69,15 +69,22 @@ struct Worker {
     Clock::time_point deadline;
 };
 
-void write_all(int fd, const void* data, size_t size) {
+// Writes all `size` bytes; false if the reader is gone.
+bool write_fully(int fd, const void* data, size_t size) {
     const char* p = static_cast<const char*>(data);
     size_t done = 0;
     while (done < size) {
         const ssize_t n = write(fd, p + done, size - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) _exit(3);
+        if (n <= 0) return false;
         done += size_t(n);
     }
+    return true;
+}
+
+// In a worker: a reader gone is the parent gone.
+void write_all(int fd, const void* data, size_t size) {
+    if (!write_fully(fd, data, size)) _exit(3);
 }
 
 // Reads exactly `size` bytes; false at end of file.
@@ -211,14 +218,7 @@ void reap(Worker& w) {
 // Hands job `index` to an idle worker; false if the worker is gone (its command pipe broken).
 bool assign(Worker& w, size_t index, const PoolOptions& opts) {
     const uint64_t i = index;
-    const char* p = reinterpret_cast<const char*>(&i);
-    size_t done = 0;
-    while (done < sizeof i) {
-        const ssize_t n = write(w.command_fd, p + done, sizeof i - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        done += size_t(n);
-    }
+    if (!write_fully(w.command_fd, &i, sizeof i)) return false;
     w.busy = true;
     w.index = index;
     w.r = JobResult{};
@@ -332,18 +332,21 @@ void run_pool(size_t count, const PoolOptions& opts, const std::function<std::st
             }
             const auto after = Clock::now();
             std::vector<std::pair<size_t, JobResult>> ended;
+            // A busy worker whose result has arrived whole is idle again, its job ended.
+            auto take_result = [&](Worker& w) {
+                std::string payload;
+                if (!w.busy || !take_frame(w.frames, payload)) return;
+                w.r.kind = JobResult::Kind::done;
+                w.r.payload = std::move(payload);
+                if (w.r.output.size() > kOutputTail) w.r.output.erase(0, w.r.output.size() - kOutputTail);
+                ended.emplace_back(w.index, std::move(w.r));
+                w.r = JobResult{};
+                w.busy = false;
+                --running;
+            };
             for (auto it = workers.begin(); it != workers.end();) {
                 Worker& w = *it;
-                std::string payload;
-                if (w.busy && take_frame(w.frames, payload)) {
-                    w.r.kind = JobResult::Kind::done;
-                    w.r.payload = std::move(payload);
-                    if (w.r.output.size() > kOutputTail) w.r.output.erase(0, w.r.output.size() - kOutputTail);
-                    ended.emplace_back(w.index, std::move(w.r));
-                    w.r = JobResult{};
-                    w.busy = false;
-                    --running;
-                }
+                take_result(w);
                 const bool expired = opts.timeout_s > 0 && w.busy && after >= w.deadline;
                 if (expired) {
                     kill(w.pid, SIGKILL);
@@ -354,14 +357,7 @@ void run_pool(size_t count, const PoolOptions& opts, const std::function<std::st
                     if (!expired && w.result_fd >= 0) {
                         // Its output ended first: take what it sent before it went.
                         while (w.result_fd >= 0) drain(w.result_fd, w.frames, false);
-                        if (w.busy && take_frame(w.frames, payload)) {
-                            w.r.kind = JobResult::Kind::done;
-                            w.r.payload = std::move(payload);
-                            ended.emplace_back(w.index, std::move(w.r));
-                            w.r = JobResult{};
-                            w.busy = false;
-                            --running;
-                        }
+                        take_result(w);
                     }
                     if (!expired && w.output_fd >= 0 && w.busy) {
                         kill(w.pid, SIGKILL);  // its result pipe closed mid-job: it is going

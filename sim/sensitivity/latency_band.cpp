@@ -21,14 +21,9 @@ namespace bnsim {
 
 using json = nlohmann::ordered_json;
 
-namespace {
-
-// The figure a band is of, for a run on hardware `hw`.
 double band_figure(BandOf of, const HwConfig& hw, double kernel_ns, double latency_ns) {
     return of == BandOf::latency ? latency_ns : kernel_ns + hw.launch.profile_window_ns;
 }
-
-}  // namespace
 
 const char* band_of_name(BandOf of) { return of == BandOf::latency ? "latency" : "profile_total_time"; }
 
@@ -125,13 +120,11 @@ void add_joint_band(LatencyBand& band, const RunConfig& cfg, const std::string& 
         }
     });
     std::vector<double> est(size_t(n_samples), std::numeric_limits<double>::quiet_NaN());
-    std::vector<double> window(size_t(n_samples), cfg.hw.launch.profile_window_ns);  // each sample's
     parallel_for(size_t(n_samples), jobs, [&](size_t k) {
         const Variant& var = variants[variant_of[k]];
         if (!var.kernel) return;
         RunConfig c = *var.cfg;
         for (size_t i = 0; i < n; ++i) set_uncertain(c.hw, params[i], values[k][i]);
-        window[k] = c.hw.launch.profile_window_ns;
         try {
             const SimResult r = c.target() == var.cfg->target() ? estimate(c.hw, var.kernel->trace)
                                                                 : estimate(c.hw, c.generate().trace);
@@ -169,7 +162,9 @@ void add_joint_band(LatencyBand& band, const RunConfig& cfg, const std::string& 
     for (size_t e = 0; e < 2; ++e)
         if (end_runs[e].ok) {
             const RunReport& r = end_runs[e].report;
-            confirmed[e] = of == BandOf::latency ? r.latency_ns : r.kernel_ns + window[e ? hi_k : lo_k];
+            HwConfig hw = cfg.hw;  // the sample's hardware
+            for (size_t i = 0; i < n; ++i) set_uncertain(hw, params[i], values[e ? hi_k : lo_k][i]);
+            confirmed[e] = band_figure(of, hw, r.kernel_ns, r.latency_ns);
         }
     const double lo_est = *std::min_element(lat.begin(), lat.end()), hi_est = *std::max_element(lat.begin(), lat.end());
     b.min_ns = std::isfinite(confirmed[0]) ? std::min(confirmed[0], lo_est) : lo_est;

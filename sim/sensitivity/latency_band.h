@@ -51,6 +51,8 @@ struct ChoiceRobustness {
 // sample adds its own value of that estimate.
 enum class BandOf { latency, profile_total_time };
 const char* band_of_name(BandOf of);  // "latency" | "profile_total_time"
+// The figure a band of `of` is of, for a run on hardware `hw`.
+double band_figure(BandOf of, const HwConfig& hw, double kernel_ns, double latency_ns);
 
 // `bnsim run --uncertainty`'s band: printed from here and written as the report's "uncertainty".
 struct LatencyBand {
