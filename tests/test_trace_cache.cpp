@@ -1,16 +1,31 @@
 // kernels/trace_cache.h in memory: the kernels a process made from an outside program's traces,
 // which a fit's children inherit instead of reading and deriving the trace again. Kept by key,
 // the eight most recent, each handed out as a copy; only kernels with an outside tracer offer
-// the hook that fills it.
+// the hook that fills it. On disk: the trace image (trace/trace_image.h) and the entries kept
+// across commands, checked against the files the kernel was read from.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "kernels/trace_cache.h"
 #include "sim/config/run_config.h"
+#include "tests/cli_run.h"
 #include "tests/source_paths.h"
+#include "tests/test_util.h"
+#include "trace/trace_image.h"
 
 using namespace bnsim;
+using namespace bnsim::test;
+using json = nlohmann::json;
 
 namespace {
 
@@ -54,4 +69,148 @@ TEST_CASE("trace cache in memory: only a kernel traced by an outside program has
     // command trace folder open nothing was traced before, so nothing is taken into memory.
     CHECK(load_run_config(kSrc + "/configs/nki/vector_add.yaml").keep_traced());
     CHECK_FALSE(load_run_config(kSrc + "/configs/default.yaml").keep_traced());
+}
+
+// ---- on disk, across commands (BNSIM_TRACE_CACHE): the trace image and the kept entries ----------
+
+namespace {
+
+// Every field the image carries, instruction by instruction.
+void check_same_trace(const Trace& a, const Trace& b) {
+    REQUIRE(a.kernel == b.kernel);
+    REQUIRE(a.num_cores == b.num_cores);
+    REQUIRE(a.tensors().size() == b.tensors().size());
+    for (size_t k = 0; k < a.tensors().size(); ++k) {
+        const HbmTensor &x = a.tensors()[k], &y = b.tensors()[k];
+        CHECK((x.id == y.id && x.name == y.name && x.dtype == y.dtype && x.shape == y.shape && x.rows == y.rows &&
+               x.row_bytes == y.row_bytes && x.base_addr == y.base_addr && x.owner_core == y.owner_core &&
+               x.is_input == y.is_input && x.is_output == y.is_output));
+    }
+    REQUIRE(a.size() == b.size());
+    auto same_region = [](const Region& x, const Region& y) {
+        return x.space == y.space && x.core == y.core && x.buffer == y.buffer && x.row_lo == y.row_lo &&
+               x.row_hi == y.row_hi && x.byte_lo == y.byte_lo && x.byte_hi == y.byte_hi;
+    };
+    auto same_operands = [&](const std::vector<Operand>& x, const std::vector<Operand>& y) {
+        if (x.size() != y.size()) return false;
+        for (size_t k = 0; k < x.size(); ++k)
+            if (!same_region(x[k].region, y[k].region) || x[k].dtype != y[k].dtype) return false;
+        return true;
+    };
+    auto same_text = [](const char* x, const char* y) { return x && y ? std::string(x) == y : x == y; };
+    size_t differing = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const Instruction &x = a.instructions()[i], &y = b.instructions()[i];
+        bool same = x.id == y.id && x.core == y.core && x.engine == y.engine && x.opcode == y.opcode &&
+                    x.act_func == y.act_func && x.deps == y.deps && same_operands(x.srcs, y.srcs) &&
+                    same_operands(x.dsts, y.dsts) && x.partitions == y.partitions && x.alu[0] == y.alu[0] &&
+                    x.alu[1] == y.alu[1] && x.accumulate == y.accumulate && x.acc_readout == y.acc_readout &&
+                    x.psum_accumulate == y.psum_accumulate && x.free_elems == y.free_elems &&
+                    x.dma.dge == y.dma.dge && x.dma.queue == y.dma.queue && x.peer_core == y.peer_core &&
+                    x.pipe == y.pipe && same_text(x.tag.what, y.tag.what) && same_text(x.tag.source, y.tag.source) &&
+                    x.tag.unit == y.tag.unit && x.tag.slot == y.tag.slot && x.tag.ctile == y.tag.ctile &&
+                    x.tag.role == y.tag.role && x.tag.phase == y.tag.phase;
+        for (int s = 0; s < 2; ++s) {
+            same = same && x.scalar[s].imm == y.scalar[s].imm && x.scalar[s].column.has_value() == y.scalar[s].column.has_value();
+            if (same && x.scalar[s].column) same = same_operands({*x.scalar[s].column}, {*y.scalar[s].column});
+        }
+        differing += !same;
+    }
+    CHECK(differing == 0);
+}
+
+}  // namespace
+
+TEST_CASE("trace image: a trace and its dependencies read back field for field, and a damaged image reads as none") {
+    // The seed shape's batch_norm_bwd (scalar columns, accumulations, both phases) and a traced
+    // NKI kernel (source lines on its tags, an info object).
+    GeneratedKernel bn = load_run_config(kDefault).generate();
+    auto has = [&](const auto& pred) {
+        return std::any_of(bn.trace.instructions().begin(), bn.trace.instructions().end(), pred);
+    };
+    REQUIRE(has([](const Instruction& in) { return in.scalar[0].column.has_value(); }));
+    REQUIRE(has([](const Instruction& in) { return in.accumulate != Accumulate::none; }));
+    REQUIRE(has([](const Instruction& in) { return in.deps.size() > 1; }));
+    GeneratedKernel nki = load_run_config(kSrc + "/configs/nki/softmax.yaml").generate();
+    REQUIRE(nki.trace.instructions()[0].tag.source != nullptr);
+    for (GeneratedKernel* g : {&bn, &nki}) {
+        TraceFile tf;
+        tf.trace = g->trace;
+        tf.info = {{"producer", "test"}, {"n", 3}};
+        const std::string image = trace_image(tf);
+        const auto back = read_trace_image(image);
+        REQUIRE(back);
+        check_same_trace(g->trace, back->trace);
+        CHECK(back->info == tf.info);
+        // A byte changed anywhere, a version from elsewhere, any shorter or longer image: none.
+        for (size_t at : {size_t(0), size_t(9), size_t(20), image.size() / 2, image.size() - 1}) {
+            std::string bad = image;
+            bad[at] = char(bad[at] ^ 0x5a);
+            CHECK_FALSE(read_trace_image(bad));
+        }
+        for (size_t n : {size_t(0), size_t(19), size_t(20), image.size() / 3, image.size() - 1})
+            CHECK_FALSE(read_trace_image(std::string_view(image).substr(0, n)));
+        CHECK_FALSE(read_trace_image(image + "x"));
+    }
+}
+
+TEST_CASE("trace cache on disk: a kernel is traced once across commands, again when a file it was read from changes") {
+    // The interpreter is a wrapper that counts its starts; the kernel imports a helper module
+    // beside it. Each bnsim command here is a separate process.
+    const std::string d = make_temp_dir("bnsim_trace_store");
+    REQUIRE(!d.empty());
+    put(d + "/py.sh", "#!/bin/sh\necho start >> " + d + "/starts\nexec " +
+                          std::string(access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3") + " \"$@\"\n");
+    REQUIRE(chmod((d + "/py.sh").c_str(), 0755) == 0);
+    put(d + "/helper.py", "COLS = 64\n");
+    put(d + "/k.py", "import nki\nimport nki.isa as nisa\nimport nki.language as nl\nfrom helper import COLS\n\n\n"
+                     "@nki.jit\ndef add(a, b):\n    c = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm, name=\"c\")\n"
+                     "    for i in nl.affine_range(a.shape[1] // COLS):\n"
+                     "        x = nl.load(a[:, i * COLS:(i + 1) * COLS])\n        y = nl.load(b[:, i * COLS:(i + 1) * COLS])\n"
+                     "        nl.store(c[:, i * COLS:(i + 1) * COLS], nisa.tensor_tensor(x, y, nl.add))\n    return c\n");
+    put(d + "/k.yaml", "hardware: " + kHw + "\nkernel: nki\nnki:\n  source: k.py\n  function: add\n  args:\n"
+                           "    a: {shape: [128, 256], dtype: float32}\n    b: {shape: [128, 256], dtype: float32}\n"
+                           "  python: " + d + "/py.sh\n");
+    setenv("BNSIM_TRACE_CACHE", (d + "/cache").c_str(), 1);  // this case's own process
+    auto starts = [&] {
+        const std::string s = slurp(d + "/starts");
+        return std::count(s.begin(), s.end(), '\n');
+    };
+    auto run = [&] {
+        const CliResult r = run_bnsim({"run", d + "/k.yaml", "--json"}, CliOptions{120, "", 0});
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        json j = json::parse(r.out);
+        j.erase("provenance");
+        return j;
+    };
+    const json first = run();
+    CHECK(starts() == 1);
+    CHECK(first["instructions"] == 4 * 4);
+    // Kept: the next commands read the entry, and predict what the trace did.
+    CHECK(run() == first);
+    CHECK(run() == first);
+    CHECK(starts() == 1);
+    // The helper module changed: traced again (its value halves the tile, doubling the loop).
+    put(d + "/helper.py", "COLS = 32\n");
+    CHECK(run()["instructions"] == 8 * 4);
+    CHECK(starts() == 2);
+    CHECK(run()["instructions"] == 8 * 4);
+    CHECK(starts() == 2);
+    // A damaged entry reads as none: traced again, the same result, and kept again.
+    for (const auto& e : std::filesystem::directory_iterator(d + "/cache")) {
+        std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(std::streamoff(std::filesystem::file_size(e.path()) / 2));
+        f.put('\x7f');
+    }
+    CHECK(run()["instructions"] == 8 * 4);
+    CHECK(starts() == 3);
+    CHECK(run()["instructions"] == 8 * 4);
+    CHECK(starts() == 3);
+    // Off: nothing kept across commands, every command traces.
+    setenv("BNSIM_TRACE_CACHE", "off", 1);
+    run();
+    run();
+    CHECK(starts() == 5);
+    std::filesystem::remove_all(d);
 }

@@ -206,14 +206,30 @@ FrontendRequest frontend_request(const NkiParams& p, const KernelTarget& t) {
 }
 
 // The kernel made from the frontend's trace (run now, or the command's trace file).
-GeneratedKernel trace(const NkiParams& p, const KernelTarget& t, const FrontendRequest& r) {
+// The frontend's trace with its dependencies derived: the one kept for this request if its files
+// are unchanged (kernels/trace_cache.h), else traced now and kept.
+TraceFile traced(const FrontendRequest& r, const std::string& key) {
+    if (auto kept = cached_trace(key)) return std::move(*kept);
     TraceFile tf = run_frontend(r);
+    derive_dependencies(tf.trace);
+    std::vector<std::string> files;
+    if (const auto it = tf.info.find("kernel_files"); it != tf.info.end()) {
+        if (it->is_array())
+            for (const auto& f : *it)
+                if (f.is_string()) files.push_back(f.get<std::string>());
+        tf.info.erase(it);
+    }
+    if (!files.empty()) put_cached_trace(key, tf, files);  // (a frontend that names no files: not kept)
+    return tf;
+}
+
+// The kernel made from its frontend trace (dependencies derived).
+GeneratedKernel kernel_of(const NkiParams& p, const KernelTarget& t, TraceFile tf) {
     if (tf.trace.num_cores != t.num_cores)
         throw KernelError("nki: the trace has " + std::to_string(tf.trace.num_cores) + " cores; expected lnc " +
                           std::to_string(t.num_cores));
     GeneratedKernel g;
     g.trace = std::move(tf.trace);
-    derive_dependencies(g.trace);
     g.info["nki"] = tf.info;
     // Instructions the kernel names `measured...` (NKI's name= on an ISA call) are what a
     // calibration row measures (bnsim calibrate's instruction_ns, dma_efficiency...), as the C++
@@ -257,7 +273,7 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
     const FrontendRequest r = frontend_request(p, t);
     const std::string key = frontend_key(r);
     if (auto k = remembered_kernel(key)) return std::move(*k);
-    GeneratedKernel g = trace(p, t, r);
+    GeneratedKernel g = kernel_of(p, t, traced(r, key));
     remember_kernel(key, g);
     return g;
 }
@@ -267,8 +283,13 @@ bool keep_traced(const std::any& a, const KernelTarget& t) {
     const FrontendRequest r = frontend_request(p, t);
     const std::string key = frontend_key(r);
     if (is_remembered(key)) return true;
-    if (!cached_trace(key)) return false;
-    remember_kernel(key, trace(p, t, r));
+    auto kept = cached_trace(key);
+    if (!kept) return false;
+    try {
+        remember_kernel(key, kernel_of(p, t, std::move(*kept)));
+    } catch (const std::exception&) {
+        return false;  // the children report it
+    }
     return true;
 }
 

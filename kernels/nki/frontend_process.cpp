@@ -8,7 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <iterator>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -17,7 +20,7 @@
 #include <vector>
 
 #include "kernels/kernel_target.h"
-#include "kernels/trace_cache.h"
+#include "trace/fnv1a64.h"
 
 extern char** environ;
 
@@ -67,13 +70,33 @@ static TraceFile read_frontend_trace(const std::string& file) {
     }
 }
 
+// The frontend's own Python files, by their contents (hashed once per process): a trace kept
+// across commands is made again after the frontend changes.
+static const std::string& frontend_stamp() {
+    static const std::string stamp = [] {
+        std::vector<std::string> files;
+        std::error_code ec;
+        for (fs::recursive_directory_iterator it(frontend_dir(), ec), end; !ec && it != end; it.increment(ec))
+            if (it->path().extension() == ".py") files.push_back(it->path().string());
+        std::sort(files.begin(), files.end());
+        uint64_t h = fnv1a64("");
+        for (const auto& f : files) {
+            std::ifstream in(f, std::ios::binary);
+            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            h = fnv1a64(text, fnv1a64(f, h));
+        }
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+        return std::to_string(files.size()) + " files " + hex;
+    }();
+    return stamp;
+}
+
 std::string frontend_key(const FrontendRequest& r) {
-    return r.python + "\n" + frontend_dir() + "\n" + r.source_stamp + "\n" + r.request_json;
+    return r.python + "\n" + frontend_dir() + " " + frontend_stamp() + "\n" + r.source_stamp + "\n" + r.request_json;
 }
 
 TraceFile run_frontend(const FrontendRequest& r) {
-    const std::string key = frontend_key(r);
-    if (const auto cached = cached_trace(key)) return read_frontend_trace(*cached);
     TempDir dir;
     const std::string req = dir.path + "/request.json", out = dir.path + "/trace.jsonl";
     {
@@ -157,9 +180,7 @@ TraceFile run_frontend(const FrontendRequest& r) {
                           (WIFSIGNALED(status) ? " with signal " + std::to_string(WTERMSIG(status)) : "") +
                           (line.empty() ? std::string() : ": " + line));
     }
-    TraceFile tf = read_frontend_trace(out);
-    put_cached_trace(key, out);
-    return tf;
+    return read_frontend_trace(out);
 }
 
 }  // namespace bnsim::nki

@@ -17,11 +17,15 @@ struct FrontendRequest {
     std::string source_stamp;
 };
 
-// What the trace of `r` depends on: the key of kernels/trace_cache.h.
+// What the trace of `r` depends on besides the files the kernel was read from: the interpreter,
+// the frontend (its files' contents), the kernel file's stamp and the request. The key of
+// kernels/trace_cache.h.
 std::string frontend_key(const FrontendRequest& r);
 
-// The trace (the command's cached one when it traced this request before), or KernelError with the frontend's one-line message (which names the kernel file
-// and line) or with what went wrong running it.
+// The frontend's trace, dependencies not derived, or KernelError with the frontend's one-line
+// message (which names the kernel file and line) or with what went wrong running it. Its info
+// lists the files the kernel was read from ("kernel_files": the kernel file and the modules it
+// imported from outside the interpreter's own library and packages).
 TraceFile run_frontend(const FrontendRequest& r);
 
 // The folder holding the frontend's packages: $BNSIM_NKI_FRONTEND, else the source tree's.

@@ -5,25 +5,11 @@
 
 #include "bnsim_version.h"  // generated at build time by cmake/version.cmake
 #include "sim/config/run_config.h"
+#include "trace/fnv1a64.h"
 
 namespace bnsim {
 
 const char* bnsim_version() { return BNSIM_VERSION; }
-
-namespace {
-
-// FNV-1a, 64 bit: tiny, stable across platforms and builds, enough to tell configs apart (not a
-// defence against someone forging a collision).
-uint64_t fnv1a64(const std::string& s) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (unsigned char c : s) {
-        h ^= c;
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-}  // namespace
 
 nlohmann::ordered_json Provenance::json() const {
     return {{"bnsim_version", bnsim_version}, {"config_hash", config_hash}};

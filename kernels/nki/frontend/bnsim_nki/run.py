@@ -103,8 +103,28 @@ def trace(request):
                 v.storage.is_output = True
     info = {"source": REC.display_name(source), "function": name, "dge": REC.dge, "loop_buffers": REC.loop_buffers, "rename_copies": REC.rename_copies,
             "skip_middle_end_transformations": bool(getattr(REC, "skip_middle_end", False)),
-            "assumptions": ops.ASSUMPTIONS}
+            "assumptions": ops.ASSUMPTIONS, "kernel_files": kernel_files(source)}
     return name, info
+
+
+def kernel_files(source):
+    """The files the trace was made from: the kernel file and every module it imported from
+    outside the frontend and the interpreter's own library and packages (a helper module beside
+    it, say). bnsim keeps the trace across commands while these files are unchanged."""
+    own = [os.path.abspath(p) + os.sep for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}]
+    own.append(core.FRONTEND_DIR + os.sep)
+    files = {source}
+    for module in list(sys.modules.values()):
+        try:
+            f = vars(module).get("__file__")  # not getattr: the stand-ins refuse what they lack
+        except TypeError:
+            continue
+        if not isinstance(f, str):
+            continue
+        f = os.path.abspath(f)
+        if os.path.isfile(f) and not any(f.startswith(p) for p in own):
+            files.add(f)
+    return sorted(files)
 
 
 def main(argv):
