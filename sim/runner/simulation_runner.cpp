@@ -90,48 +90,86 @@ SimOutcome run_simulation_here(const SimRequest& r) {
     return o;
 }
 
+namespace {
+
+std::string request_text(const SimRequest& r) {
+    json j;
+    j["config"] = r.config;
+    j["sets"] = json::array();
+    for (const auto& [k, v] : r.sets) j["sets"].push_back({k, v});
+    j["want"] = int(r.want);
+    j["metric"] = r.metric;
+    return j.dump();
+}
+
+SimRequest request_of(const std::string& text) {
+    const json j = json::parse(text);
+    SimRequest r;
+    r.config = j.at("config").get<std::string>();
+    for (const auto& kv : j.at("sets")) r.sets.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
+    r.want = SimRequest::Want(j.at("want").get<int>());
+    r.metric = j.at("metric").get<std::string>();
+    return r;
+}
+
+// A worker's job: one request in, its outcome out.
+std::string run_request(const std::string& text) {
+    const SimRequest r = request_of(text);
+    const SimOutcome o = run_simulation_here(r);
+    json j;
+    j["ok"] = o.ok;
+    if (!o.ok) j["error"] = o.error;
+    else if (r.want == SimRequest::Want::metric) j["value"] = o.value;
+    else j["report"] = to_json(o.report);
+    return j.dump();
+}
+
+// This process's workers, kept from batch to batch (a fit sends one per evaluation): each keeps
+// the presets it parsed and the NKI kernels it traced or read (kernels/trace_cache.h). Made anew
+// when a batch asks for another width; they end with the process.
+WorkerPool& simulation_workers(int jobs) {
+    static std::unique_ptr<WorkerPool> pool;
+    if (!pool || pool->jobs() != std::max(1, jobs)) {
+        pool.reset();
+        pool = std::make_unique<WorkerPool>(jobs, run_request);
+    }
+    return *pool;
+}
+
+}  // namespace
+
 std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests, int jobs, double timeout_s) {
     std::vector<SimOutcome> out(requests.size());
     if (requests.empty()) return out;
     share_traces_with_children();
-    // A parent that has simulated forks its workers all the same: each simulation builds its
-    // modules in a fresh SystemC context (sim/simulate/simulate.cpp).
-    keep_traced_kernels(requests, jobs);
-    PoolOptions po;
-    po.jobs = jobs;
-    po.timeout_s = timeout_s;
-    run_pool(
-        requests.size(), po,
-        [&](size_t i) {
-            const SimOutcome o = run_simulation_here(requests[i]);
-            json j;
-            j["ok"] = o.ok;
-            if (!o.ok) j["error"] = o.error;
-            else if (requests[i].want == SimRequest::Want::metric) j["value"] = o.value;
-            else j["report"] = to_json(o.report);
-            return j.dump();
-        },
-        [&](size_t i, const JobResult& jr) {
-            SimOutcome& o = out[i];
-            if (jr.kind == JobResult::Kind::timed_out) {
-                o.error = "no result after " + std::to_string(int(timeout_s)) + " s (killed)";
-                return;
-            }
-            if (jr.kind != JobResult::Kind::done) {
-                o.error = "the simulation " + describe_crash(jr);
-                return;
-            }
-            try {
-                const json j = json::parse(jr.payload);  // ordered: keeps the report's order
-                o.ok = j.at("ok").get<bool>();
-                if (!o.ok) o.error = j.at("error").get<std::string>();
-                else if (requests[i].want == SimRequest::Want::metric) o.value = j.at("value").get<double>();
-                else o.report = run_report_from_json(j.at("report"));
-            } catch (const std::exception& e) {
-                o.ok = false;
-                o.error = std::string("unreadable result from the child: ") + e.what();
-            }
-        });
+    WorkerPool& pool = simulation_workers(jobs);
+    // Workers about to be forked inherit the kernels this process takes in first; workers that
+    // live on from an earlier batch keep their own.
+    if (pool.workers() == 0) keep_traced_kernels(requests, jobs);
+    std::vector<std::string> texts;
+    texts.reserve(requests.size());
+    for (const auto& r : requests) texts.push_back(request_text(r));
+    pool.run(texts, timeout_s, [&](size_t i, const JobResult& jr) {
+        SimOutcome& o = out[i];
+        if (jr.kind == JobResult::Kind::timed_out) {
+            o.error = "no result after " + std::to_string(int(timeout_s)) + " s (killed)";
+            return;
+        }
+        if (jr.kind != JobResult::Kind::done) {
+            o.error = "the simulation " + describe_crash(jr);
+            return;
+        }
+        try {
+            const json j = json::parse(jr.payload);  // ordered: keeps the report's order
+            o.ok = j.at("ok").get<bool>();
+            if (!o.ok) o.error = j.at("error").get<std::string>();
+            else if (requests[i].want == SimRequest::Want::metric) o.value = j.at("value").get<double>();
+            else o.report = run_report_from_json(j.at("report"));
+        } catch (const std::exception& e) {
+            o.ok = false;
+            o.error = std::string("unreadable result from the child: ") + e.what();
+        }
+    });
     return out;
 }
 

@@ -100,14 +100,18 @@ bool read_all(int fd, void* data, size_t size) {
     return true;
 }
 
-// The worker's life: a job index in (8 bytes), its result out (8 bytes of length, then the
-// bytes), until the parent closes the command pipe.
-[[noreturn]] void worker_main(int command_fd, int result_fd, const std::function<std::string(size_t)>& work) {
-    for (uint64_t index; read_all(command_fd, &index, sizeof index);) {
+// The worker's life: a job in (8 bytes of length, then the bytes), its result out (the same
+// framing), until the parent closes the command pipe.
+[[noreturn]] void worker_main(int command_fd, int result_fd, const std::function<std::string(const std::string&)>& work) {
+    constexpr uint64_t kMaxJobBytes = uint64_t(1) << 30;  // the parent's own frames are far smaller
+    for (uint64_t size; read_all(command_fd, &size, sizeof size);) {
+        if (size > kMaxJobBytes) _exit(5);
+        std::string job(size_t(size), '\0');
+        if (!read_all(command_fd, job.data(), job.size())) break;
         std::string payload, failure;
         run_on_own_heap([&] {
             try {
-                payload = work(size_t(index));
+                payload = work(job);
             } catch (const std::exception& e) {
                 failure = std::string("uncaught exception: ") + e.what() + "\n";
             }
@@ -116,8 +120,8 @@ bool read_all(int fd, void* data, size_t size) {
             write_all(STDERR_FILENO, failure.data(), failure.size());
             _exit(4);
         }
-        const uint64_t size = payload.size();
-        write_all(result_fd, &size, sizeof size);
+        const uint64_t out = payload.size();
+        write_all(result_fd, &out, sizeof out);
         write_all(result_fd, payload.data(), payload.size());
     }
     _exit(0);  // no static destructors: the parent owns every file
@@ -125,7 +129,7 @@ bool read_all(int fd, void* data, size_t size) {
 
 // `others`: the running workers, whose pipes the new one must not hold (a command pipe's write
 // end open in a second worker would keep the first from ever reading its end of file).
-Worker spawn(const std::function<std::string(size_t)>& work, const std::list<Worker>& others) {
+Worker spawn(const std::function<std::string(const std::string&)>& work, const std::list<Worker>& others) {
     int cmd[2] = {-1, -1}, res[2] = {-1, -1}, out[2] = {-1, -1};
     if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(res, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
         const int e = errno;
@@ -216,14 +220,14 @@ void reap(Worker& w) {
 }
 
 // Hands job `index` to an idle worker; false if the worker is gone (its command pipe broken).
-bool assign(Worker& w, size_t index, const PoolOptions& opts) {
-    const uint64_t i = index;
-    if (!write_fully(w.command_fd, &i, sizeof i)) return false;
+bool assign(Worker& w, size_t index, const std::string& job, double timeout_s) {
+    const uint64_t size = job.size();
+    if (!write_fully(w.command_fd, &size, sizeof size) || !write_fully(w.command_fd, job.data(), job.size())) return false;
     w.busy = true;
     w.index = index;
     w.r = JobResult{};
     w.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(opts.timeout_s > 0 ? opts.timeout_s : 0));
+                                    std::chrono::duration<double>(timeout_s > 0 ? timeout_s : 0));
     return true;
 }
 
@@ -243,17 +247,39 @@ std::string describe_crash(const JobResult& r) {
     return s;
 }
 
-void run_pool(size_t count, const PoolOptions& opts, const std::function<std::string(size_t)>& work,
-              const std::function<void(size_t, const JobResult&)>& on_done, const std::function<bool()>& stop) {
+struct WorkerPool::State {
+    int jobs = 1;
+    std::function<std::string(const std::string&)> work;
+    std::list<Worker> workers;
+};
+
+WorkerPool::WorkerPool(int jobs, std::function<std::string(const std::string& job)> work)
+    : state_(std::make_unique<State>()) {
+    state_->jobs = std::max(1, jobs);
+    state_->work = std::move(work);
+}
+
+// Idle workers end when their command pipe closes.
+WorkerPool::~WorkerPool() {
+    for (auto& w : state_->workers) reap(w);
+}
+
+int WorkerPool::jobs() const { return state_->jobs; }
+size_t WorkerPool::workers() const { return state_->workers.size(); }
+
+void WorkerPool::run(const std::vector<std::string>& jobs, double timeout_s,
+                     const std::function<void(size_t, const JobResult&)>& on_done, const std::function<bool()>& stop) {
+    const size_t count = jobs.size();
+    const auto& work = state_->work;
+    std::list<Worker>& workers = state_->workers;
     // A write to a worker that has just died must fail with EPIPE, not end this process.
     struct sigaction ignore {}, old_pipe {};
     ignore.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ignore, &old_pipe);
-    std::list<Worker> workers;
     std::deque<size_t> pending;  // jobs whose worker died before it read them, first
     size_t next = 0;
     size_t running = 0;
-    const size_t width = size_t(std::max(1, opts.jobs));
+    const size_t width = size_t(state_->jobs);
     auto stopping = [&] { return stop && stop(); };
     auto has_job = [&] { return !pending.empty() || next < count; };
     auto take_job = [&] {
@@ -276,7 +302,7 @@ void run_pool(size_t count, const PoolOptions& opts, const std::function<std::st
                 continue;
             }
             const size_t i = take_job();
-            if (assign(*it, i, opts)) {
+            if (assign(*it, i, jobs[i], timeout_s)) {
                 ++running;
                 ++it;
             } else {
@@ -287,7 +313,7 @@ void run_pool(size_t count, const PoolOptions& opts, const std::function<std::st
         while (workers.size() < width && has_job() && !stopping()) {
             workers.push_back(spawn(work, workers));
             const size_t i = take_job();
-            if (!assign(workers.back(), i, opts)) {
+            if (!assign(workers.back(), i, jobs[i], timeout_s)) {
                 pending.push_front(i);
                 end_worker(std::prev(workers.end()));
                 throw std::runtime_error("a new worker process ended before its first job");
@@ -315,7 +341,7 @@ void run_pool(size_t count, const PoolOptions& opts, const std::function<std::st
             for (auto& w : workers) {
                 if (w.result_fd >= 0) fds.push_back({w.result_fd, POLLIN, 0}), owners.push_back({&w, true});
                 if (w.output_fd >= 0) fds.push_back({w.output_fd, POLLIN, 0}), owners.push_back({&w, false});
-                if (opts.timeout_s > 0 && w.busy) {
+                if (timeout_s > 0 && w.busy) {
                     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(w.deadline - now).count();
                     const int l = int(std::max<long long>(left, 0));
                     wait_ms = wait_ms < 0 ? l : std::min(wait_ms, l);
@@ -347,7 +373,7 @@ void run_pool(size_t count, const PoolOptions& opts, const std::function<std::st
             for (auto it = workers.begin(); it != workers.end();) {
                 Worker& w = *it;
                 take_result(w);
-                const bool expired = opts.timeout_s > 0 && w.busy && after >= w.deadline;
+                const bool expired = timeout_s > 0 && w.busy && after >= w.deadline;
                 if (expired) {
                     kill(w.pid, SIGKILL);
                     w.r.kind = JobResult::Kind::timed_out;
@@ -384,12 +410,23 @@ void run_pool(size_t count, const PoolOptions& opts, const std::function<std::st
             w.busy = false;
             reap(w);
         }
+        workers.clear();
         sigaction(SIGPIPE, &old_pipe, nullptr);
         throw;
     }
-    // Idle workers end when their command pipe closes.
-    for (auto& w : workers) reap(w);
-    sigaction(SIGPIPE, &old_pipe, nullptr);
+    sigaction(SIGPIPE, &old_pipe, nullptr);  // the idle workers wait for the next batch
+}
+
+void run_pool(size_t count, const PoolOptions& opts, const std::function<std::string(size_t)>& work,
+              const std::function<void(size_t, const JobResult&)>& on_done, const std::function<bool()>& stop) {
+    std::vector<std::string> jobs(count);
+    for (size_t i = 0; i < count; ++i) jobs[i].assign(reinterpret_cast<const char*>(&i), sizeof i);
+    WorkerPool pool(opts.jobs, [&work](const std::string& job) {
+        size_t i = 0;
+        std::memcpy(&i, job.data(), std::min(job.size(), sizeof i));
+        return work(i);
+    });
+    pool.run(jobs, opts.timeout_s, on_done, stop);
 }
 
 }  // namespace bnsim
