@@ -79,11 +79,15 @@ std::string entry_path(const std::string& full_key) {
     return dir() + "/" + hex + ".kernel";
 }
 
+// The whole file, read in one piece (not through stream iterators: W2's 3.4 MB entry took 6 ms so).
 std::optional<std::string> read_all(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
     if (!f) return std::nullopt;
-    std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (f.bad()) return std::nullopt;
+    const std::streamoff size = f.tellg();
+    if (size < 0) return std::nullopt;
+    std::string s(size_t(size), '\0');
+    f.seekg(0);
+    if (!f.read(s.data(), size)) return std::nullopt;
     return s;
 }
 
