@@ -295,6 +295,43 @@ TEST_CASE("pool workers: each runs many jobs, and a throwing job ends its worker
     CHECK(pids.size() >= 2);
 }
 
+TEST_CASE("pool workers live across batches: a second batch runs in the first batch's processes, a crash is replaced") {
+    // A job is its own text; it answers with the process it ran in and what that process saw
+    // before (a worker's memory lives on from batch to batch), or crashes when asked to.
+    WorkerPool pool(2, [](const std::string& job) -> std::string {
+        static int seen = 0;
+        if (job == "crash") abort();
+        return std::to_string(getpid()) + " " + std::to_string(seen++);
+    });
+    auto batch = [&](const std::vector<std::string>& jobs) {
+        std::vector<JobResult> got(jobs.size());
+        pool.run(jobs, 30, [&](size_t i, const JobResult& r) { got[i] = r; });
+        return got;
+    };
+    std::set<std::string> first_pids;
+    for (const auto& r : batch(std::vector<std::string>(10, "job"))) {
+        REQUIRE(r.kind == JobResult::Kind::done);
+        first_pids.insert(r.payload.substr(0, r.payload.find(' ')));
+    }
+    CHECK(first_pids.size() <= 2);
+    CHECK(pool.workers() == first_pids.size());
+    // The second batch: the same processes, each counting on from where it stopped.
+    int carried_on = 0;
+    for (const auto& r : batch(std::vector<std::string>(6, "job"))) {
+        REQUIRE(r.kind == JobResult::Kind::done);
+        CHECK(first_pids.count(r.payload.substr(0, r.payload.find(' '))) == 1);
+        carried_on += std::stoi(r.payload.substr(r.payload.find(' ') + 1)) > 0;
+    }
+    CHECK(carried_on == 6);
+    // A crash ends one worker; the batch after it runs on a new one beside the survivor.
+    const auto crashed = batch({"crash", "job", "job"});
+    CHECK(crashed[0].kind == JobResult::Kind::crashed);
+    CHECK(crashed[0].signal == SIGABRT);
+    CHECK(crashed[1].kind == JobResult::Kind::done);
+    CHECK(crashed[2].kind == JobResult::Kind::done);
+    CHECK(pool.workers() <= 2);
+}
+
 TEST_CASE("sweep files: ranges, lists, explicit points and an auto point per context") {
     SweepDir d(
         "grid:\n"
