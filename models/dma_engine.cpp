@@ -39,8 +39,8 @@ void DmaEngine::push_lanes(const DmaRun& r, uint64_t lane_stride, Ticks visible)
         else if (il.in_granule(r.first.hbm_addr) + r.first.hbm_bytes <= il.granule())
             shape = HbmShape::one_granule;
     }
-    descs.insert(Pending{r, visible, 0, 0.0, rule_.packet_rows(r.first.bytes, r.count), rule_.landing_ns(r.first), shape,
-                         lane_stride});
+    descs.insert(Pending{r, visible, 0, 0.0, rule_.packet_rows(r.first.bytes, r.count), rule_.row_data_ns(r.first.bytes),
+                         rule_.landing_ns(r.first), shape, lane_stride});
     front_[queue] = descs.front().visible;
     queued_ += r.count;
     // An engine that is not moving a descriptor looks at its queues when one arrives.
@@ -134,7 +134,7 @@ void DmaEngine::decide() {
         decide_lanes(t, now, q, i);
         return;
     }
-    double done = now + rule_.row_ns(d.bytes, p.moved - 1, p.packet_rows);
+    double done = now + (p.row_data_ns + rule_.packet_overhead_ns(p.moved - 1, p.packet_rows));
     if (d.hbm_bytes) {
         double moved;
         switch (p.hbm_shape) {
@@ -155,7 +155,7 @@ void DmaEngine::decide_lanes(Ticks t, double now, size_t q, size_t i) {
     const size_t n = lanes_.size();
     // Each lane's descriptor, in lane order, as the lanes deciding one after another at this
     // instant would reserve the channels.
-    const double engine_end = now + rule_.row_ns(d.bytes, p.moved - 1, p.packet_rows);
+    const double engine_end = now + (p.row_data_ns + rule_.packet_overhead_ns(p.moved - 1, p.packet_rows));
     double* done = lane_done_.data();
     bool in_step = true;
     double lanes_end = engine_end;  // every lane's descriptor's end, when in step

@@ -122,9 +122,10 @@ private:
         uint32_t moved = 0;  // descriptors of the run started so far
         double landed = 0;   // the latest landing of those
         // What every descriptor of the run shares, worked out when it is pushed: its rows per
-        // packet (the first row of each pays the descriptor overhead), its landing latency, and
-        // the shape of its HBM side.
+        // packet (the first row of each pays the descriptor overhead), its bytes' time, its
+        // landing latency, and the shape of its HBM side.
         uint32_t packet_rows = 1;
+        double row_data_ns = 0;  // each row's bytes at the engine's bandwidth
         double landing_ns = 0;
         HbmShape hbm_shape = HbmShape::any;
         uint64_t lane_stride = 0;  // a group's: HBM address step from one lane's run to the next

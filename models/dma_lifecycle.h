@@ -77,7 +77,13 @@ public:
     // Time one DMA engine spends on row k (from 0) of such a run: its bytes, and the descriptor
     // overhead if the row opens a packet. One descriptor alone is descriptor_ns.
     double row_ns(double bytes, uint32_t k, uint32_t packet_rows) const {
-        return bytes / hw_.dma.engine_bandwidth_gbps + (k % packet_rows == 0 ? hw_.dma.descriptor_overhead_ns : 0.0);
+        return row_data_ns(bytes) + packet_overhead_ns(k, packet_rows);
+    }
+    // Its two parts: the bytes' time (the same for every row of a run, so a DMA engine works it
+    // out once per run) and the overhead of a row that opens a packet.
+    double row_data_ns(double bytes) const { return bytes / hw_.dma.engine_bandwidth_gbps; }
+    double packet_overhead_ns(uint32_t k, uint32_t packet_rows) const {
+        return packet_rows == 1 || k % packet_rows == 0 ? hw_.dma.descriptor_overhead_ns : 0.0;
     }
     // Earliest start of a queue's next DMA when it started its current one at first_start_ns.
     double next_dma_at(double first_start_ns) const { return first_start_ns + hw_.dma.min_queue_occupancy_ns; }

@@ -64,12 +64,12 @@ double Hbm::partial(uint64_t addr, uint32_t bytes, double now_ns) {
     }
     // Inside one granule (a narrow row): one channel, the whole transfer.
     if (il_.in_granule(addr) + bytes <= il_.granule()) return one_channel(addr, bytes, now_ns);
-    // The channels' shares as for_each_channel_share() deals them, in runs of equal shares: the
-    // first channel's (less the head the transfer starts past), then (per + 1) granules on the
-    // next `extra - 1` channels and `per` on the rest, the last channel's less the tail. Each
-    // share's time is the same division as service_ns(share), so every channel ends and sums
-    // exactly as when walked channel by channel; only the walk is cheaper (no wrap per channel,
-    // one division per distinct share).
+    // The channels' shares as for_each_channel_share() deals them: the first channel's (less the
+    // head the transfer starts past), then per + 1 granules on the channels before `extra` and
+    // `per` on the rest, the last granule's channel less the tail. Each share's time is the same
+    // division as service_ns(share), so every channel ends and sums exactly as when walked share
+    // by share; the walk is cheaper: the middle shares' times are looked up once per transfer
+    // (and their divisions kept from transfer to transfer), not once per channel.
     const uint64_t granule = il_.granule(), channels = il_.channels();
     const uint64_t first = il_.granule_of(addr), last = il_.granule_of(addr + bytes - 1);
     const uint64_t count = last - first + 1;  // >= 2
@@ -77,44 +77,24 @@ double Hbm::partial(uint64_t addr, uint32_t bytes, double now_ns) {
     const uint64_t head = il_.in_granule(addr), tail = (last + 1) * granule - (addr + bytes);
     const uint64_t c_first = il_.mod_channels(first);
     const uint64_t touched = count < channels ? count : channels;
-    const uint64_t k_last = count < channels ? count - 1 : il_.mod_channels(count - 1);  // the last granule's channel, from c_first
-    auto share_of = [&](uint64_t k) { return (per + (k < extra ? 1 : 0)) * granule; };
-    auto time_of = [&](uint64_t b) { return double(b) / chan_bw_; };
+    const uint64_t k_last = count < channels ? count - 1 : il_.mod_channels(count - 1);  // from c_first
+    const double t_hi = mid_share_ns((per + 1) * granule);
+    const double t_lo = per > 0 ? double(per * granule) / chan_bw_ : 0.0;
     double done = now_ns;
-    auto serve = [&](uint64_t c, double t) {
+    uint64_t c = c_first;
+    for (uint64_t k = 0; k < touched; ++k) {
+        double t = k < extra ? t_hi : t_lo;
+        if (k == 0 || k == k_last) {
+            uint64_t b = (per + (k < extra ? 1 : 0)) * granule;
+            if (k == 0) b -= head;
+            if (k == k_last) b -= tail;
+            t = double(b) / chan_bw_;
+        }
         const double end = std::max(now_ns, free_at[c]) + t;
         free_at[c] = end;
         busy[c] += t;
         done = std::max(done, end);
-    };
-    // Channels k in [from, to) from c_first, all of share time t (none of them the first or last).
-    auto serve_run = [&](uint64_t from, uint64_t to, double t) {
-        if (from >= to) return;
-        uint64_t c = c_first + from;
-        if (c >= channels) c -= channels;
-        const uint64_t straight = std::min(to - from, channels - c);  // up to the wrap
-        for (uint64_t j = 0; j < straight; ++j) serve(c + j, t);
-        for (uint64_t j = 0; j < to - from - straight; ++j) serve(j, t);
-    };
-    {
-        uint64_t b = share_of(0) - head;
-        if (k_last == 0) b -= tail;
-        serve(c_first, time_of(b));
-    }
-    // Between the first and the last channel's share, and past the last (count >= channels).
-    const uint64_t hi_end = std::min(extra, touched);  // channels 1 .. hi_end - 1 hold per + 1 granules
-    auto serve_between = [&](uint64_t from, uint64_t to) {
-        serve_run(from, std::min(to, hi_end), time_of((per + 1) * granule));
-        if (per > 0) serve_run(std::max(from, hi_end), to, time_of(per * granule));
-    };
-    if (k_last == 0) {
-        serve_between(1, touched);
-    } else {
-        serve_between(1, k_last);
-        uint64_t c = c_first + k_last;
-        if (c >= channels) c -= channels;
-        serve(c, time_of(share_of(k_last) - tail));
-        serve_between(k_last + 1, touched);
+        if (++c == channels) c = 0;
     }
     max_free_ = std::max(max_free_, done);
     return done;

@@ -165,6 +165,16 @@ private:
         return priced_ns_;
     }
 
+    // service_ns() for the shares in the middle of a partial transfer, which repeat from one
+    // transfer to the next (a channel's granules), kept apart from the single-share cache.
+    double mid_share_ns(uint64_t b) {
+        if (b != mid_b_) {
+            mid_b_ = b;
+            mid_ns_ = double(b) / chan_bw_;
+        }
+        return mid_ns_;
+    }
+
     HbmParams p_;
     Interleave il_;
     double chan_bw_;  // bytes per ns per channel
@@ -186,6 +196,8 @@ private:
     bool level_ = false;
     uint64_t priced_b_ = 0;
     double priced_ns_ = 0;
+    uint64_t mid_b_ = 0;
+    double mid_ns_ = 0;
     uint64_t bytes_read_ = 0, bytes_written_ = 0;
 };
 
