@@ -231,7 +231,9 @@ std::vector<CostEntry> parse_costs(ConfigNode& hw) {
 
 }  // namespace
 
-HwConfig parse_hw_config(ConfigNode& hw) {
+namespace {
+
+HwConfig parse_hw_config(ConfigNode& hw, const std::vector<CostEntry>* known_costs) {
     HwConfig c;
     c.name = hw.text("name");
     Groups groups(hw);
@@ -260,11 +262,21 @@ HwConfig parse_hw_config(ConfigNode& hw) {
                      "expected at most sbuf.bytes_per_partition (" + std::to_string(c.sbuf.bytes_per_partition) +
                          "), got " + std::to_string(c.sbuf.usable_bytes_per_partition));
     }
-    c.costs = parse_costs(hw);
+    if (known_costs) {
+        hw.raw("costs");  // read: its rows were checked when they were parsed
+        c.costs = *known_costs;
+    } else {
+        c.costs = parse_costs(hw);
+    }
     groups.finish();
     hw.finish();
     return c;
 }
+
+}  // namespace
+
+HwConfig parse_hw_config(ConfigNode& hw) { return parse_hw_config(hw, nullptr); }
+HwConfig parse_hw_config(ConfigNode& hw, const std::vector<CostEntry>& costs) { return parse_hw_config(hw, &costs); }
 
 namespace {
 

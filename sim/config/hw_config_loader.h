@@ -13,6 +13,9 @@ namespace bnsim {
 // and its provenance ({value, source} or {value, estimate: true, note, uncertainty: {low, high}})
 // lands in HwConfig::provenance.
 HwConfig parse_hw_config(ConfigNode& hw);
+// The same with the cost table given: `costs` is what parse_hw_config made of this very `costs`
+// list before (a preset whose overrides leave its cost rows alone), so it is not read again.
+HwConfig parse_hw_config(ConfigNode& hw, const std::vector<CostEntry>& costs);
 
 // Applies `--set hardware.KEY=VALUE` overrides (KEY without "hardware.") to a preset tree and
 // records them in `src`. KEY must be a declared parameter, a group of them ("dma"), "name" or

@@ -1,5 +1,6 @@
 #include "sim/config/run_config.h"
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,7 @@ struct LoadedHw {
 LoadedHw kept_copy(const LoadedHw& v) { return v; }
 // yaml-cpp's nodes share their data: a tree is copied whole. A copy has no line marks.
 YAML::Node kept_copy(const YAML::Node& n) { return YAML::Clone(n); }
+std::vector<CostEntry> kept_copy(const std::vector<CostEntry>& v) { return v; }
 
 // The few most recent results of a pure function of a string key, shared by threads
 // (sensitivity, compare): a success is reused exactly; failures are not kept (they are reported as
@@ -63,6 +65,14 @@ private:
 RecentResults<LoadedHw, 8>& loaded_hw_cache() {
     static auto* cache = new RecentResults<LoadedHw, 8>;
     return *cache;
+}
+
+// The cost tables of the presets this process has parsed, keyed by file and text: a new set of
+// hardware.* overrides that names no cost row (a fit's, a sensitivity range end's) takes the
+// preset's table instead of parsing its hundred rows again.
+RecentResults<std::vector<CostEntry>, 4>& preset_costs() {
+    static auto* costs = new RecentResults<std::vector<CostEntry>, 4>;  // never destroyed, as loaded_hw_cache()
+    return *costs;
 }
 
 // The preset files this process has parsed, as trees, keyed by file and text. Each new set of
@@ -177,7 +187,11 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
     const std::string hw_key = loaded_hw_key(cfg.hw_file, hw_text, hw_overrides);
     LoadedHw loaded;
     if (!loaded_hw_cache().find(hw_key, loaded)) {
-        // The preset's tree with the overrides applied, parsed into parameters.
+        const std::string tree_key = cfg.hw_file + '\0' + hw_text;
+        const bool costs_as_preset = std::none_of(hw_overrides.begin(), hw_overrides.end(),
+                                                  [](const auto& kv) { return kv.first.rfind("costs", 0) == 0; });
+        // The preset's tree with the overrides applied, parsed into parameters (its cost table
+        // the preset's own when no override names a cost row).
         auto derive = [&](YAML::Node hw_root) {
             auto hw_src = std::make_shared<ConfigSource>();
             hw_src->file = cfg.hw_file;
@@ -185,11 +199,16 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
             apply_hw_overrides(hw_root, hw_overrides, *hw_src);
             ConfigNode hw(hw_root, "hardware", hw_src);
             LoadedHw l;
-            l.hw = parse_hw_config(hw);
+            std::vector<CostEntry> costs;
+            if (costs_as_preset && preset_costs().find(tree_key, costs)) {
+                l.hw = parse_hw_config(hw, costs);
+            } else {
+                l.hw = parse_hw_config(hw);
+                if (costs_as_preset) preset_costs().add(tree_key, l.hw.costs);
+            }
             l.canonical = canonical_json(hw_root);
             return l;
         };
-        const std::string tree_key = cfg.hw_file + '\0' + hw_text;
         bool done = false;
         YAML::Node tree;
         if (preset_trees().find(tree_key, tree)) {
