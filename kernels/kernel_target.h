@@ -3,6 +3,7 @@
 // reads at trace time (SBUF size and alignment, partitions, number of cores). Kernels never see
 // the timing models.
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/kernel_summary.h"
+#include "trace/dependents.h"
 #include "trace/trace.h"
 
 namespace bnsim {
@@ -63,6 +65,10 @@ struct GeneratedKernel {
     // The estimates above that change this kernel's trace (a buffer depth only where tiles
     // rotate); empty for kernels with none.
     std::vector<KernelEstimate> estimates;
+    // The trace's reverse dependency edges, where its producer keeps them with a kernel it hands
+    // out again and again (a traced NKI kernel kept in memory: W2's 353k edges); shared by the
+    // copies. Null: whoever needs them derives them from the trace.
+    std::shared_ptr<const Dependents> dependents;
 };
 
 }  // namespace bnsim

@@ -274,6 +274,7 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
     const std::string key = frontend_key(r);
     if (auto k = remembered_kernel(key)) return std::move(*k);
     GeneratedKernel g = kernel_of(p, t, traced(r, key));
+    g.dependents = std::make_shared<const Dependents>(g.trace);
     remember_kernel(key, g);
     return g;
 }
@@ -286,7 +287,9 @@ bool keep_traced(const std::any& a, const KernelTarget& t) {
     auto kept = cached_trace(key);
     if (!kept) return false;
     try {
-        remember_kernel(key, kernel_of(p, t, std::move(*kept)));
+        GeneratedKernel g = kernel_of(p, t, std::move(*kept));
+        g.dependents = std::make_shared<const Dependents>(g.trace);
+        remember_kernel(key, g);
     } catch (const std::exception&) {
         return false;  // the children report it
     }

@@ -72,6 +72,7 @@ SimOutcome run_simulation_here(const SimRequest& r) {
         const GeneratedKernel k = cfg.generate();
         SimOptions so;
         so.policy = cfg.schedule;
+        so.dependents = k.dependents.get();
         const bool est = r.want == SimRequest::Want::estimate_report;
         if (est && cfg.schedule != SchedulePolicy::list)
             throw ConfigError("--estimate reports the list scheduler's timeline: it needs schedule: list, not " +

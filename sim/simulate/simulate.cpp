@@ -3,6 +3,8 @@
 // blocked. SystemC elaborates once per process, so this runs once per process.
 #include "sim/simulate/simulate.h"
 
+#include <optional>
+
 #include <atomic>
 
 #include <algorithm>
@@ -124,7 +126,8 @@ SimResult simulate(const HwConfig& hw, const Trace& trace, const SimOptions& opt
     fresh_simulation_context();
     g_simulated = true;
     CostModel cost(hw);
-    const Dependents dependents(trace);
+    std::optional<Dependents> derived;
+    const Dependents& dependents = opts.dependents ? *opts.dependents : derived.emplace(trace);
     Schedule sched = make_schedule(trace, dependents, cost, opts.policy);
     Scoreboard sb(trace, dependents, opts.observer);
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);

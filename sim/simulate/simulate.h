@@ -21,6 +21,7 @@ namespace bnsim {
 struct SimOptions {
     SchedulePolicy policy = SchedulePolicy::list;
     ExecutionObserverIF* observer = nullptr;  // numerics / hazard checking, optional
+    const Dependents* dependents = nullptr;     // the trace's, if the caller has them (else derived)
 };
 
 struct InstrTiming {
