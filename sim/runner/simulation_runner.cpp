@@ -47,7 +47,23 @@ namespace {
 // at every evaluation). Nothing here fails: the children report every error as always.
 void keep_traced_kernels(const std::vector<SimRequest>& requests, int jobs) {
     static std::set<std::string> traced_in_place;  // configs whose kernel has no keep_traced
+    // First one request per config not seen before: a config whose kernel traces in place (every
+    // C++ kernel) needs no look at its other requests (sensitivity sends one config 46 ways).
     std::vector<const SimRequest*> todo;
+    std::set<std::string> firsts;
+    for (const auto& r : requests)
+        if (!traced_in_place.count(r.config) && firsts.insert(r.config).second) todo.push_back(&r);
+    std::vector<char> first_in_place(todo.size(), 0);
+    parallel_for(todo.size(), jobs, [&](size_t i) {
+        try {
+            first_in_place[i] = !load_run_config(todo[i]->config, todo[i]->sets).keep_traced();
+        } catch (...) {
+            // the child's own load reports it
+        }
+    });
+    for (size_t i = 0; i < todo.size(); ++i)
+        if (first_in_place[i]) traced_in_place.insert(todo[i]->config);
+    todo.clear();
     std::set<std::pair<std::string, Overrides>> seen;
     for (const auto& r : requests)
         if (!traced_in_place.count(r.config) && seen.insert({r.config, r.sets}).second) todo.push_back(&r);

@@ -46,7 +46,10 @@ struct Ranking {
 SensitivityReport sensitivity(const SensitivityOptions& o) {
     const Overrides base_sets = parse_overrides(o.sets);
     const RunConfig cfg = load_run_config(o.config, base_sets);  // bad config: ConfigError up front
-    cfg.generate();  // an input or memory config the kernel rejects: KernelError (exit 2) up front
+    // An input or memory config the kernel rejects: KernelError (exit 2) up front. Kept: a
+    // scenario on the preset's target plans this same trace.
+    const GeneratedKernel base_kernel = cfg.generate();
+    const Dependents base_deps(base_kernel.trace);
     const auto params = uncertain_params(cfg.hw, o.ranges);
     std::vector<GridAxis> axes = o.grid;
     // The default grid is tune's: the decisions' legal values for this config's inputs, so the
@@ -59,19 +62,28 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     std::vector<std::optional<GeneratedKernel>> gtrace(grid.size());
     std::vector<std::optional<Dependents>> gdeps(grid.size());  // each trace's, for its estimates
     std::vector<std::string> gerror(grid.size());
-    for (size_t g = 0; g < grid.size(); ++g) {
-        Overrides ov = base_sets;
-        ov.insert(ov.end(), grid[g].sets.begin(), grid[g].sets.end());
-        OverrideOrigins origins;
-        for (const auto& kv : grid[g].sets) origins[kv.first] = o.grid.empty() ? "decision axis" : "--axis";
-        gcfg[g] = load_run_config(o.config, ov, origins);  // a grid value the config rejects: ConfigError (exit 2)
+    // On `jobs` threads (each grid point's config and trace are its own); the first grid value the
+    // config rejects, in grid order, is the error (ConfigError: exit 2).
+    std::vector<std::exception_ptr> grid_error(grid.size());
+    parallel_for(grid.size(), o.jobs, [&](size_t g) {
         try {
-            gtrace[g] = gcfg[g]->generate();
-            gdeps[g].emplace(gtrace[g]->trace);
-        } catch (const KernelError& e) {
-            gerror[g] = e.what();  // infeasible on the preset (e.g. over the SBUF budget)
+            Overrides ov = base_sets;
+            ov.insert(ov.end(), grid[g].sets.begin(), grid[g].sets.end());
+            OverrideOrigins origins;
+            for (const auto& kv : grid[g].sets) origins[kv.first] = o.grid.empty() ? "decision axis" : "--axis";
+            gcfg[g] = load_run_config(o.config, ov, origins);
+            try {
+                gtrace[g] = gcfg[g]->generate();
+                gdeps[g].emplace(gtrace[g]->trace);
+            } catch (const KernelError& e) {
+                gerror[g] = e.what();  // infeasible on the preset (e.g. over the SBUF budget)
+            }
+        } catch (...) {
+            grid_error[g] = std::current_exception();
         }
-    }
+    });
+    for (const auto& e : grid_error)
+        if (e) std::rethrow_exception(e);
 
     // Scenarios: the preset, then each parameter at its low and high end.
     struct Scenario {
@@ -143,9 +155,14 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
         c.hw = hw_of(sc[si]);
         r.est_ns.assign(grid.size(), nan);
         try {
-            const GeneratedKernel k = c.generate();
-            r.choice_est_ns = estimate(c.hw, k.trace).latency_ns;
-            r.choice = grid_label(axes, choice_values(k.summary, axes));
+            if (c.target() == cfg.target()) {  // the config's own trace holds
+                r.choice_est_ns = estimate_latency_ns(c.hw, base_kernel.trace, base_deps);
+                r.choice = grid_label(axes, choice_values(base_kernel.summary, axes));
+            } else {
+                const GeneratedKernel k = c.generate();
+                r.choice_est_ns = estimate(c.hw, k.trace).latency_ns;
+                r.choice = grid_label(axes, choice_values(k.summary, axes));
+            }
         } catch (const KernelError& e) {
             r.choice_est_ns = nan;
             r.choice = std::string("none: ") + e.what();
