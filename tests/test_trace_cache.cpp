@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <set>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -212,5 +214,38 @@ TEST_CASE("trace cache on disk: a kernel is traced once across commands, again w
     run();
     run();
     CHECK(starts() == 5);
+    std::filesystem::remove_all(d);
+}
+
+TEST_CASE("trace cache on disk: the folder keeps the 64 entries used last, and no writer's leftovers") {
+    // 70 entries from earlier commands, each older than the last, and a temporary file a writer
+    // that died two hours ago left; a command then keeps one more trace.
+    const std::string d = make_temp_dir("bnsim_trace_trim");
+    REQUIRE(!d.empty());
+    const std::string cache = d + "/cache";
+    std::filesystem::create_directories(cache);
+    const auto now = std::filesystem::file_time_type::clock::now();
+    for (int k = 0; k < 70; ++k) {
+        const std::string f = cache + "/old" + std::to_string(k) + ".kernel";
+        put(f, "not an entry");
+        std::filesystem::last_write_time(f, now - std::chrono::hours(100 - k));
+    }
+    put(cache + "/x.kernel.tmp.1", "half");
+    std::filesystem::last_write_time(cache + "/x.kernel.tmp.1", now - std::chrono::hours(2));
+    put(cache + "/y.kernel.tmp.2", "being written");  // a writer at work now: left alone
+    setenv("BNSIM_TRACE_CACHE", cache.c_str(), 1);
+    const CliResult r = run_bnsim({"run", kSrc + "/configs/nki/vector_add.yaml"}, CliOptions{120, "", 0});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    std::set<std::string> left;
+    for (const auto& e : std::filesystem::directory_iterator(cache)) left.insert(e.path().filename().string());
+    size_t entries = 0;
+    for (const auto& n : left) entries += n.size() > 7 && n.compare(n.size() - 7, 7, ".kernel") == 0;
+    CHECK(entries == 64);
+    // The seven used longest ago went; the new entry and the 63 most recent old ones stayed.
+    for (int k = 0; k < 7; ++k) CHECK(left.count("old" + std::to_string(k) + ".kernel") == 0);
+    for (int k = 7; k < 70; ++k) CHECK(left.count("old" + std::to_string(k) + ".kernel") == 1);
+    CHECK(left.count("x.kernel.tmp.1") == 0);
+    CHECK(left.count("y.kernel.tmp.2") == 1);
     std::filesystem::remove_all(d);
 }
