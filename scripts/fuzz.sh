@@ -3,7 +3,7 @@
 # in tests/fuzz/corpus/TARGET; inputs it finds go to build-asan/fuzz/corpus/TARGET (the seeds stay
 # untouched), a crashing input to build-asan/fuzz/TARGET-crash-*. Build first with
 # `bash scripts/setup.sh fuzz` (which also runs this). Exit status non-zero on any finding.
-#   bash scripts/fuzz.sh [SECONDS] [TARGET...]      # TARGET: config set npy trace measured_csv
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]      # TARGET: config set npy trace trace_image measured_csv
 #                                                   # latency_table profile_json profile_csv sweep
 #                                                   # results (default: all)
 set -euo pipefail
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config set npy trace measured_csv latency_table profile_json profile_csv sweep results)
+[ ${#targets[@]} -gt 0 ] || targets=(config set npy trace trace_image measured_csv latency_table profile_json profile_csv sweep results)
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 for t in "${targets[@]}"; do
   bin=build-asan/tests/fuzz/fuzz_$t
