@@ -160,7 +160,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
                 r.choice = grid_label(axes, choice_values(base_kernel.summary, axes));
             } else {
                 const GeneratedKernel k = c.generate();
-                r.choice_est_ns = estimate(c.hw, k.trace).latency_ns;
+                r.choice_est_ns = estimate_latency_ns(c.hw, k.trace, Dependents(k.trace));
                 r.choice = grid_label(axes, choice_values(k.summary, axes));
             }
         } catch (const KernelError& e) {
@@ -175,7 +175,8 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
                 } else {
                     RunConfig gc = *gcfg[g];
                     gc.hw = c.hw;
-                    r.est_ns[g] = estimate(gc.hw, gc.generate().trace).latency_ns;
+                    const GeneratedKernel gk = gc.generate();
+                    r.est_ns[g] = estimate_latency_ns(gc.hw, gk.trace, Dependents(gk.trace));
                 }
             } catch (const KernelError&) {
                 continue;
