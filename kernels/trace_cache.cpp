@@ -48,8 +48,9 @@ std::string persistent_dir() {
     }
     std::error_code ec;
     fs::create_directories(d, ec);
-    if (ec || access(d.c_str(), R_OK | W_OK | X_OK) != 0) return "";
-    return d;
+    if (ec || access(d.c_str(), R_OK | W_OK | X_OK) != 0) return "";  // not usable: as with off
+    const fs::path whole = fs::absolute(d, ec);  // a relative BNSIM_TRACE_CACHE, from here on
+    return ec ? "" : whole.string();
 }
 
 std::string& dir() {
