@@ -332,6 +332,26 @@ TEST_CASE("pool workers live across batches: a second batch runs in the first ba
     CHECK(pool.workers() <= 2);
 }
 
+TEST_CASE("pool workers take the jobs in the order asked for, and say how long each took") {
+    // One worker: jobs end in the order they are handed out. Outcomes keep their own indices.
+    WorkerPool pool(1, [](const std::string& job) -> std::string {
+        if (job == "slow") std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        return job;
+    });
+    const std::vector<std::string> jobs = {"a", "b", "slow", "c"};
+    std::vector<size_t> ended;
+    std::vector<JobResult> got(jobs.size());
+    pool.run(jobs, 30, [&](size_t i, const JobResult& r) { ended.push_back(i), got[i] = r; }, nullptr, {2, 0, 3, 1});
+    CHECK(ended == std::vector<size_t>{2, 0, 3, 1});
+    for (size_t i = 0; i < jobs.size(); ++i) CHECK(got[i].payload == jobs[i]);
+    CHECK(got[2].seconds >= 0.05);
+    CHECK(got[0].seconds < got[2].seconds);
+    // An order that is not one job per index is a programming error, refused before anything runs.
+    CHECK_THROWS_AS(pool.run(jobs, 30, [](size_t, const JobResult&) {}, nullptr, {0, 1}), std::logic_error);
+    CHECK_THROWS_AS(pool.run(jobs, 30, [](size_t, const JobResult&) {}, nullptr, {0, 1, 1, 2}), std::logic_error);
+    CHECK_THROWS_AS(pool.run(jobs, 30, [](size_t, const JobResult&) {}, nullptr, {0, 1, 2, 4}), std::logic_error);
+}
+
 TEST_CASE("sweep files: ranges, lists, explicit points and an auto point per context") {
     SweepDir d(
         "grid:\n"

@@ -67,6 +67,7 @@ struct Worker {
     std::string frames;      // result bytes read, not yet a whole frame
     JobResult r;             // the running job's result so far (its output's tail)
     Clock::time_point deadline;
+    Clock::time_point started;  // when its running job was handed to it
 };
 
 // Writes all `size` bytes; false if the reader is gone.
@@ -226,7 +227,8 @@ bool assign(Worker& w, size_t index, const std::string& job, double timeout_s) {
     w.busy = true;
     w.index = index;
     w.r = JobResult{};
-    w.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+    w.started = Clock::now();
+    w.deadline = w.started + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(timeout_s > 0 ? timeout_s : 0));
     return true;
 }
@@ -268,7 +270,15 @@ int WorkerPool::jobs() const { return state_->jobs; }
 size_t WorkerPool::workers() const { return state_->workers.size(); }
 
 void WorkerPool::run(const std::vector<std::string>& jobs, double timeout_s,
-                     const std::function<void(size_t, const JobResult&)>& on_done, const std::function<bool()>& stop) {
+                     const std::function<void(size_t, const JobResult&)>& on_done, const std::function<bool()>& stop,
+                     const std::vector<size_t>& order) {
+    if (!order.empty()) {
+        std::vector<char> seen(jobs.size(), 0);
+        bool permutation = order.size() == jobs.size();
+        for (size_t k = 0; permutation && k < order.size(); ++k)
+            permutation = order[k] < jobs.size() && !seen[order[k]]++;
+        if (!permutation) throw std::logic_error("WorkerPool::run: order is not a permutation of the jobs");
+    }
     const size_t count = jobs.size();
     const auto& work = state_->work;
     std::list<Worker>& workers = state_->workers;
@@ -288,7 +298,8 @@ void WorkerPool::run(const std::vector<std::string>& jobs, double timeout_s,
             pending.pop_front();
             return i;
         }
-        return next++;
+        const size_t k = next++;
+        return order.empty() ? k : order[k];
     };
     auto end_worker = [&](std::list<Worker>::iterator it) {
         reap(*it);
@@ -364,6 +375,7 @@ void WorkerPool::run(const std::vector<std::string>& jobs, double timeout_s,
                 if (!w.busy || !take_frame(w.frames, payload)) return;
                 w.r.kind = JobResult::Kind::done;
                 w.r.payload = std::move(payload);
+                w.r.seconds = std::chrono::duration<double>(Clock::now() - w.started).count();
                 if (w.r.output.size() > kOutputTail) w.r.output.erase(0, w.r.output.size() - kOutputTail);
                 ended.emplace_back(w.index, std::move(w.r));
                 w.r = JobResult{};

@@ -18,6 +18,7 @@ struct JobResult {
     std::string output;   // what the child printed on stdout/stderr (the tail, for diagnostics)
     int signal = 0;       // crashed: the signal, or 0 for a non-zero exit without a payload
     int exit_code = 0;
+    double seconds = 0;   // done: from handing the job to a worker to its result
 };
 
 struct PoolOptions {
@@ -43,9 +44,11 @@ public:
     // on_done(index, result) in this process, in completion order. Returns when every job has
     // ended or `stop()` returns true (checked between completions; the running workers are
     // killed).
+    // `order`, if given, is the order in which the jobs are handed out (a permutation of their
+    // indices: the longest first keeps a long job from running alone at the end of a batch).
     void run(const std::vector<std::string>& jobs, double timeout_s,
              const std::function<void(size_t, const JobResult&)>& on_done,
-             const std::function<bool()>& stop = nullptr);
+             const std::function<bool()>& stop = nullptr, const std::vector<size_t>& order = {});
 
 private:
     struct State;
