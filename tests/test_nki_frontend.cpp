@@ -484,12 +484,10 @@ TEST_CASE("one command traces an NKI kernel once per distinct request, and its c
     // target, so it is traced again. The interpreter is a wrapper that counts its starts.
     const std::string d = make_temp_dir("bnsim_trace_cache");
     REQUIRE(!d.empty());
-    put(d + "/py.sh", "#!/bin/sh\necho start >> " + d + "/starts\nexec " +
-                          std::string(access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3") + " \"$@\"\n");
-    REQUIRE(chmod((d + "/py.sh").c_str(), 0755) == 0);
+    const std::string python = counting_python(d);
     put(d + "/k.yaml", "hardware: " + kRoot + "/configs/hw/trn2.yaml\nkernel: nki\nnki:\n  source: " + kRoot +
                            "/kernels/nki/examples/transpose.py\n  function: transpose\n  args:\n"
-                           "    x: {shape: [256, 256], dtype: float32}\n  python: " + d + "/py.sh\n");
+                           "    x: {shape: [256, 256], dtype: float32}\n  python: " + python + "\n");
     put(d + "/m.csv",
         "id,config,hardware.dma.trigger_cycles,hardware.sbuf.usable_bytes_per_partition,latency_us\n"
         "a,k.yaml,64,212992,10\nb,k.yaml,100,212992,10\nc,k.yaml,200,212992,10\nd,k.yaml,64,200000,10\n");
@@ -498,8 +496,7 @@ TEST_CASE("one command traces an NKI kernel once per distinct request, and its c
     const CliResult r = run_bnsim({"compare", d + "/m.csv", "-j", "1", "--json"}, CliOptions{120, "", 0});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    const std::string starts = slurp(d + "/starts");
-    CHECK(std::count(starts.begin(), starts.end(), '\n') == 2);
+    CHECK(python_starts(d) == 2);
     // The cache folder went with the command.
     CHECK(std::filesystem::is_empty(d + "/tmp"));
     // A cached trace predicts what a fresh one does.

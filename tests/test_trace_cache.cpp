@@ -161,9 +161,7 @@ TEST_CASE("trace cache on disk: a kernel is traced once across commands, again w
     // beside it. Each bnsim command here is a separate process.
     const std::string d = make_temp_dir("bnsim_trace_store");
     REQUIRE(!d.empty());
-    put(d + "/py.sh", "#!/bin/sh\necho start >> " + d + "/starts\nexec " +
-                          std::string(access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3") + " \"$@\"\n");
-    REQUIRE(chmod((d + "/py.sh").c_str(), 0755) == 0);
+    const std::string python = counting_python(d);
     put(d + "/helper.py", "COLS = 64\n");
     put(d + "/k.py", "import nki\nimport nki.isa as nisa\nimport nki.language as nl\nfrom helper import COLS\n\n\n"
                      "@nki.jit\ndef add(a, b):\n    c = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm, name=\"c\")\n"
@@ -172,12 +170,9 @@ TEST_CASE("trace cache on disk: a kernel is traced once across commands, again w
                      "        nl.store(c[:, i * COLS:(i + 1) * COLS], nisa.tensor_tensor(x, y, nl.add))\n    return c\n");
     put(d + "/k.yaml", "hardware: " + kHw + "\nkernel: nki\nnki:\n  source: k.py\n  function: add\n  args:\n"
                            "    a: {shape: [128, 256], dtype: float32}\n    b: {shape: [128, 256], dtype: float32}\n"
-                           "  python: " + d + "/py.sh\n");
+                           "  python: " + python + "\n");
     setenv("BNSIM_TRACE_CACHE", (d + "/cache").c_str(), 1);  // this case's own process
-    auto starts = [&] {
-        const std::string s = slurp(d + "/starts");
-        return std::count(s.begin(), s.end(), '\n');
-    };
+    auto starts = [&] { return python_starts(d); };
     auto run = [&] {
         const CliResult r = run_bnsim({"run", d + "/k.yaml", "--json"}, CliOptions{120, "", 0});
         INFO(r.err);

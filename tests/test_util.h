@@ -1,5 +1,9 @@
 #pragma once
 // Small helpers several test files share.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <cstdio>
 #include <cstdlib>
@@ -118,6 +122,22 @@ inline std::string write_temp_file(const std::string& dir, const std::string& na
     const auto path = (folder / name).string();
     put(path, body);
     return path;
+}
+
+// A Python interpreter for the NKI frontend that counts its starts: DIR/py.sh runs Debian's
+// python3 (or the first on PATH) and adds a line to DIR/starts each time. Returns its path.
+inline std::string counting_python(const std::string& dir) {
+    const std::string py = dir + "/py.sh";
+    put(py, "#!/bin/sh\necho start >> " + dir + "/starts\nexec " +
+                std::string(access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3") + " \"$@\"\n");
+    chmod(py.c_str(), 0755);
+    return py;
+}
+
+// How many times the interpreter counting_python(DIR) made has started.
+inline long python_starts(const std::string& dir) {
+    const std::string s = slurp(dir + "/starts");
+    return long(std::count(s.begin(), s.end(), '\n'));
 }
 
 // The seed run config (configs/default.yaml) with overrides.

@@ -39,46 +39,37 @@ void share_traces_with_children() {
 
 namespace {
 
-// A kernel that traces through an outside program (the NKI frontend) and that an earlier batch
-// of this command traced is taken into this process's memory before the children fork, so each
-// inherits it (kernels/trace_cache.h) instead of reading the trace file and deriving its
-// dependencies again: in a fit, every evaluation's W2 child spent ~0.2 s on that. A first batch
-// is left as it was: its children trace in parallel, where tracing here first would hold all of
-// them back. Each distinct request is looked at once, `jobs` at a time; a config whose kernel
-// has no keep_traced is remembered as such and not loaded again (a fit sends the same configs
-// at every evaluation). Nothing here fails: the children report every error as always.
+// A kernel that traces through an outside program (the NKI frontend) whose trace is kept (on disk
+// or in memory: kernels/trace_cache.h) is taken into this process's memory before the workers
+// fork, so each inherits it instead of reading the image again. A kernel never traced is left to
+// the workers, which trace in parallel where tracing here first would hold them all back. A
+// config is looked at once for whether its kernel traces in place (every C++ kernel; then none of
+// its requests needs a look: sensitivity sends one config 46 ways); the others, once per distinct
+// request, `jobs` at a time. Nothing here fails: the workers report every error as always.
 void keep_traced_kernels(const std::vector<SimRequest>& requests, int jobs) {
     static std::set<std::string> traced_in_place;  // configs whose kernel has no keep_traced
-    // First one request per config not seen before: a config whose kernel traces in place (every
-    // C++ kernel) needs no look at its other requests (sensitivity sends one config 46 ways).
-    std::vector<const SimRequest*> todo;
-    std::set<std::string> firsts;
+    // Loads each request of `todo` and remembers the configs whose kernel traces in place.
+    auto look_at = [&](const std::vector<const SimRequest*>& todo) {
+        std::vector<char> in_place(todo.size(), 0);
+        parallel_for(todo.size(), jobs, [&](size_t i) {
+            try {
+                in_place[i] = !load_run_config(todo[i]->config, todo[i]->sets).keep_traced();
+            } catch (...) {
+                // the worker's own load reports it
+            }
+        });
+        for (size_t i = 0; i < todo.size(); ++i)
+            if (in_place[i]) traced_in_place.insert(todo[i]->config);
+    };
+    std::vector<const SimRequest*> firsts, rest;
+    std::set<std::string> configs;
     for (const auto& r : requests)
-        if (!traced_in_place.count(r.config) && firsts.insert(r.config).second) todo.push_back(&r);
-    std::vector<char> first_in_place(todo.size(), 0);
-    parallel_for(todo.size(), jobs, [&](size_t i) {
-        try {
-            first_in_place[i] = !load_run_config(todo[i]->config, todo[i]->sets).keep_traced();
-        } catch (...) {
-            // the child's own load reports it
-        }
-    });
-    for (size_t i = 0; i < todo.size(); ++i)
-        if (first_in_place[i]) traced_in_place.insert(todo[i]->config);
-    todo.clear();
+        if (!traced_in_place.count(r.config) && configs.insert(r.config).second) firsts.push_back(&r);
+    look_at(firsts);
     std::set<std::pair<std::string, Overrides>> seen;
     for (const auto& r : requests)
-        if (!traced_in_place.count(r.config) && seen.insert({r.config, r.sets}).second) todo.push_back(&r);
-    std::vector<char> in_place(todo.size(), 0);
-    parallel_for(todo.size(), jobs, [&](size_t i) {
-        try {
-            in_place[i] = !load_run_config(todo[i]->config, todo[i]->sets).keep_traced();
-        } catch (...) {
-            // the child's own load reports it
-        }
-    });
-    for (size_t i = 0; i < todo.size(); ++i)
-        if (in_place[i]) traced_in_place.insert(todo[i]->config);
+        if (!traced_in_place.count(r.config) && seen.insert({r.config, r.sets}).second) rest.push_back(&r);
+    look_at(rest);
 }
 
 }  // namespace
