@@ -92,7 +92,12 @@ std::optional<std::string> read_all(const std::string& path) {
     return s;
 }
 
+// A file the kernel was read from, by its contents: only a regular file of a sane size (a file
+// since replaced by a FIFO must not hang the lookup).
 std::optional<uint64_t> file_hash(const std::string& path) {
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::status(path, ec)) || ec || fs::file_size(path, ec) > kMaxBytes || ec)
+        return std::nullopt;
     const auto s = read_all(path);
     if (!s) return std::nullopt;
     return fnv1a64(*s);
