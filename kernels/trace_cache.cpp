@@ -11,9 +11,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <mutex>
-#include <sstream>
 
 #include "trace/fnv1a64.h"
 #include "trace/trace_image.h"
@@ -80,8 +78,12 @@ std::string entry_path(const std::string& full_key) {
     return dir() + "/" + hex + ".kernel";
 }
 
-// The whole file, read in one piece (not through stream iterators: W2's 3.4 MB entry took 6 ms so).
-std::optional<std::string> read_all(const std::string& path) {
+// A regular file of a sane size, read whole in one piece (not through stream iterators: W2's
+// 3.4 MB entry took 6 ms so); nullopt for anything else (a FIFO must not hang a lookup).
+std::optional<std::string> read_regular(const std::string& path) {
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::status(path, ec)) || ec || fs::file_size(path, ec) > kMaxBytes || ec)
+        return std::nullopt;
     std::ifstream f(path, std::ios::binary | std::ios::ate);
     if (!f) return std::nullopt;
     const std::streamoff size = f.tellg();
@@ -90,17 +92,6 @@ std::optional<std::string> read_all(const std::string& path) {
     f.seekg(0);
     if (!f.read(s.data(), size)) return std::nullopt;
     return s;
-}
-
-// A file the kernel was read from, by its contents: only a regular file of a sane size (a file
-// since replaced by a FIFO must not hang the lookup).
-std::optional<uint64_t> file_hash(const std::string& path) {
-    std::error_code ec;
-    if (!fs::is_regular_file(fs::status(path, ec)) || ec || fs::file_size(path, ec) > kMaxBytes || ec)
-        return std::nullopt;
-    const auto s = read_all(path);
-    if (!s) return std::nullopt;
-    return fnv1a64(*s);
 }
 
 void put_u64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
@@ -203,6 +194,12 @@ void remember_kernel(const std::string& key, const GeneratedKernel& k) {
     r.kernels.emplace_back(key, k);
 }
 
+std::optional<uint64_t> file_contents_hash(const std::string& path) {
+    const auto s = read_regular(path);
+    if (!s) return std::nullopt;
+    return fnv1a64(*s);
+}
+
 const std::string& trace_cache_dir() { return dir(); }
 void set_trace_cache_dir(std::string d) {
     dir() = std::move(d);
@@ -214,10 +211,7 @@ std::optional<TraceFile> cached_trace(const std::string& key) {
     if (dir().empty()) return std::nullopt;
     const std::string full_key = binary_identity() + "\n" + key;
     const std::string path = entry_path(full_key);
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);  // a regular file of a sane size, read whole
-    if (ec || !fs::is_regular_file(st) || fs::file_size(path, ec) > kMaxBytes || ec) return std::nullopt;
-    const auto bytes = read_all(path);
+    const auto bytes = read_regular(path);
     if (!bytes || bytes->size() < sizeof kEntryMagic || std::memcmp(bytes->data(), kEntryMagic, sizeof kEntryMagic) != 0)
         return std::nullopt;
     const std::string_view in(*bytes);
@@ -229,10 +223,11 @@ std::optional<TraceFile> cached_trace(const std::string& key) {
         std::string file;
         uint64_t hash = 0;
         if (!take_text(in, at, file) || !take_u64(in, at, hash)) return std::nullopt;
-        if (file_hash(file) != hash) return std::nullopt;  // edited (or gone) since: traced again
+        if (file_contents_hash(file) != hash) return std::nullopt;  // edited (or gone) since: traced again
     }
     auto tf = read_trace_image(in.substr(at));
     if (tf) {
+        std::error_code ec;
         fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // used now: kept longer
     }
     return tf;
@@ -245,7 +240,7 @@ void put_cached_trace(const std::string& key, const TraceFile& tf, const std::ve
     put_text(out, full_key);
     put_u64(out, files.size());
     for (const auto& f : files) {
-        const auto h = file_hash(f);
+        const auto h = file_contents_hash(f);
         if (!h) return;  // a file it was made from cannot be read back: nothing to check it by
         put_text(out, f);
         put_u64(out, *h);

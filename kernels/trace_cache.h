@@ -15,6 +15,7 @@
 // its contents when the entry is taken: an edited kernel or helper module is traced again. An
 // entry that is not intact reads as a miss; the folder keeps the 64 entries used most recently
 // (at most 1 GiB).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ std::optional<TraceFile> cached_trace(const std::string& key);
 // Keeps `tf` (dependencies derived) under `key`, made from `files` (paths). Written whole or not
 // at all (readers see the complete entry or none); a cache that cannot be written is skipped.
 void put_cached_trace(const std::string& key, const TraceFile& tf, const std::vector<std::string>& files);
+
+// FNV-1a of a file's contents: a regular file of at most 1 GiB, else nullopt. What an entry checks
+// the files it was made from by.
+std::optional<uint64_t> file_contents_hash(const std::string& path);
 
 // In memory: the kernels this process made from such traces, dependencies derived, by the same
 // key. A process that forks after making one (sim/runner traces ahead of its children) hands

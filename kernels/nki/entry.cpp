@@ -223,7 +223,8 @@ TraceFile traced(const FrontendRequest& r, const std::string& key) {
     return tf;
 }
 
-// The kernel made from its frontend trace (dependencies derived).
+// The kernel made from its frontend trace (dependencies derived), with its reverse edges: a kernel
+// made so is kept in memory and simulated again and again.
 GeneratedKernel kernel_of(const NkiParams& p, const KernelTarget& t, TraceFile tf) {
     if (tf.trace.num_cores != t.num_cores)
         throw KernelError("nki: the trace has " + std::to_string(tf.trace.num_cores) + " cores; expected lnc " +
@@ -264,6 +265,7 @@ GeneratedKernel kernel_of(const NkiParams& p, const KernelTarget& t, TraceFile t
     // estimates with the ranges their evidence spans.
     if (i.value("rotating_tiles", 0) > 0) g.estimates.push_back(loop_buffers_estimate("nki.loop_buffers", p.loop_buffers));
     if (i.value("renamed_tiles", 0) > 0) g.estimates.push_back(rename_copies_estimate("nki.rename_copies", p.rename_copies));
+    g.dependents = std::make_shared<const Dependents>(g.trace);
     return g;
 }
 
@@ -274,7 +276,6 @@ GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
     const std::string key = frontend_key(r);
     if (auto k = remembered_kernel(key)) return std::move(*k);
     GeneratedKernel g = kernel_of(p, t, traced(r, key));
-    g.dependents = std::make_shared<const Dependents>(g.trace);
     remember_kernel(key, g);
     return g;
 }
@@ -287,9 +288,7 @@ bool keep_traced(const std::any& a, const KernelTarget& t) {
     auto kept = cached_trace(key);
     if (!kept) return false;
     try {
-        GeneratedKernel g = kernel_of(p, t, std::move(*kept));
-        g.dependents = std::make_shared<const Dependents>(g.trace);
-        remember_kernel(key, g);
+        remember_kernel(key, kernel_of(p, t, std::move(*kept)));
     } catch (const std::exception&) {
         return false;  // the children report it
     }

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <iterator>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "kernels/kernel_target.h"
+#include "kernels/trace_cache.h"
 #include "trace/fnv1a64.h"
 
 extern char** environ;
@@ -81,9 +81,8 @@ static const std::string& frontend_stamp() {
         std::sort(files.begin(), files.end());
         uint64_t h = fnv1a64("");
         for (const auto& f : files) {
-            std::ifstream in(f, std::ios::binary);
-            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-            h = fnv1a64(text, fnv1a64(f, h));
+            const uint64_t contents = file_contents_hash(f).value_or(0);
+            h = fnv1a64(std::string_view(reinterpret_cast<const char*>(&contents), sizeof contents), fnv1a64(f, h));
         }
         char hex[17];
         std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));

@@ -63,10 +63,13 @@ void keep_traced_kernels(const std::vector<SimRequest>& requests, int jobs) {
     };
     std::vector<const SimRequest*> firsts, rest;
     std::set<std::string> configs;
+    std::set<std::pair<std::string, Overrides>> seen;  // the requests looked at
     for (const auto& r : requests)
-        if (!traced_in_place.count(r.config) && configs.insert(r.config).second) firsts.push_back(&r);
+        if (!traced_in_place.count(r.config) && configs.insert(r.config).second) {
+            firsts.push_back(&r);
+            seen.insert({r.config, r.sets});
+        }
     look_at(firsts);
-    std::set<std::pair<std::string, Overrides>> seen;
     for (const auto& r : requests)
         if (!traced_in_place.count(r.config) && seen.insert({r.config, r.sets}).second) rest.push_back(&r);
     look_at(rest);

@@ -3,12 +3,11 @@
 // blocked. SystemC elaborates once per process, so this runs once per process.
 #include "sim/simulate/simulate.h"
 
-#include <optional>
-
 #include <atomic>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <systemc>
