@@ -4,11 +4,15 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
 
 #include <yaml-cpp/yaml.h>
 
 #include "kernels/batch_norm_bwd/params.h"
 #include "configfile/config_error.h"
+#include "models/hw_params.h"
 #include "sim/config/run_config.h"
 #include "sim/simulate/simulate.h"
 #include "test_util.h"
@@ -157,5 +161,47 @@ TEST_CASE("a hardware preset with fewer DMA queues than the trace uses is a conf
         FAIL("expected a ConfigError");
     } catch (const ConfigError& e) {
         CHECK(std::string(e.what()).find("key 'hardware.dma.queues_per_engine': 2 is too few") != std::string::npos);
+    }
+}
+
+TEST_CASE("parameters set by --set load as the preset edited to those values") {
+    // The loader sets a parameter override on the preset it parsed without overrides (a fit's
+    // every evaluation does); the result must be what parsing the edited preset gives.
+    std::ifstream in(kHw);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto edit = [&](const std::string& from, const std::string& to) {
+        const auto at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, from.size(), to);
+    };
+    edit("  trigger_cycles:\n    value: 64\n", "  trigger_cycles:\n    value: 100\n");
+    edit("  latency_ns:\n    value: 120\n", "  latency_ns:\n    value: 300.5\n");
+    const auto edited = test::write_temp_file("bnsim_test_config", "edited_hw.yaml", text);
+    const auto body = [](const std::string& hw) {
+        return "hardware: " + hw + "\nkernel: batch_norm_bwd\nshape: {B: 64, C: 64, D: 1, H: 64, W: 64}\n";
+    };
+    const RunConfig by_file = load_run_config(test::write_temp_file("bnsim_test_config", "edited.yaml", body(edited)));
+    const auto sets = parse_overrides({"hardware.dma.trigger_cycles=100", "hardware.hbm.latency_ns=300.5"});
+    const auto cfg = test::write_temp_file("bnsim_test_config", "preset.yaml", body(kHw));
+    for (int round = 0; round < 2; ++round) {  // made, then taken from the loader's recent results
+        const RunConfig by_set = load_run_config(cfg, sets);
+        CHECK(by_set.hw.dma.trigger_cycles == 100);
+        CHECK(by_set.hw.hbm.latency_ns == 300.5);
+        for (const HwParam& p : hw_params()) {
+            INFO(p.name);
+            CHECK(p.get(by_set.hw) == p.get(by_file.hw));
+            const ParamProvenance& a = by_set.hw.provenance.at(p.name);
+            const ParamProvenance& b = by_file.hw.provenance.at(p.name);
+            CHECK(a.source == b.source);
+            CHECK(a.estimate == b.estimate);
+            CHECK(a.note == b.note);
+            CHECK(a.uncertainty.has_value() == b.uncertainty.has_value());
+            CHECK(a.overridden == (p.name == "dma.trigger_cycles" || p.name == "hbm.latency_ns"));
+            CHECK_FALSE(b.overridden);
+        }
+        CHECK(by_set.hw.costs.size() == by_file.hw.costs.size());
+        // Provenance hashes the same hardware tree.
+        const auto hw_of = [](const RunConfig& c) { return nlohmann::json::parse(c.resolved_json).at("hardware"); };
+        CHECK(hw_of(by_set) == hw_of(by_file));
     }
 }

@@ -39,10 +39,16 @@ nlohmann::json to_json(const YAML::Node& n, int depth, long& nodes) {
 
 }  // namespace
 
-std::string canonical_json(const YAML::Node& node) {
+nlohmann::json canonical_tree(const YAML::Node& node) {
     long nodes = 0;
-    // Invalid UTF-8 in a scalar is replaced, not thrown: the hash still tells configs apart.
-    return to_json(node, 0, nodes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return to_json(node, 0, nodes);
 }
+
+std::string canonical_text(const nlohmann::json& tree) {
+    // Invalid UTF-8 in a scalar is replaced, not thrown: the hash still tells configs apart.
+    return tree.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string canonical_json(const YAML::Node& node) { return canonical_text(canonical_tree(node)); }
 
 }  // namespace bnsim

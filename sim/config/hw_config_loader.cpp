@@ -348,6 +348,39 @@ void apply_hw_overrides(YAML::Node root, const std::vector<std::pair<std::string
     }
 }
 
+bool set_param_overrides(HwConfig& hw, const std::vector<std::pair<std::string, std::string>>& overrides,
+                         std::vector<std::string>& scalars) {
+    const ParamTable& table = hw_params();
+    HwConfig out = hw;
+    scalars.clear();
+    for (const auto& [key, value] : overrides) {
+        const HwParam* p = table.find(key);
+        if (!p) return false;
+        // Read as parse_hw_config reads the {value, ...} mapping apply_hw_overrides leaves (every
+        // parameter of a preset that parses is one).
+        YAML::Node parsed;
+        try {
+            parsed = YAML::Load(value);
+        } catch (const YAML::Exception&) {
+            return false;
+        }
+        if (!parsed.IsScalar()) return false;
+        YAML::Node holder(YAML::NodeType::Map);
+        holder["value"] = parsed;
+        ConfigNode n(holder, "hardware." + key, std::make_shared<ConfigSource>());
+        try {
+            p->set(out, read_value(n, "value", *p));
+        } catch (const std::exception&) {
+            return false;
+        }
+        out.provenance[p->name].overridden = true;
+        scalars.push_back(parsed.Scalar());
+    }
+    if (out.sbuf.usable_bytes_per_partition > out.sbuf.bytes_per_partition) return false;
+    hw = std::move(out);
+    return true;
+}
+
 std::string resolve_hw_path(const std::string& name, const std::string& run_file) {
     if (name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".yaml"))
         return name;

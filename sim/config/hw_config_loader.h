@@ -25,6 +25,15 @@ HwConfig parse_hw_config(ConfigNode& hw, const std::vector<CostEntry>& costs);
 void apply_hw_overrides(YAML::Node root, const std::vector<std::pair<std::string, std::string>>& overrides,
                         ConfigSource& src);
 
+// The shortcut past apply_hw_overrides and parse_hw_config when every override names a declared
+// parameter with a scalar (a fit's, a sensitivity range end's): sets them on `hw`, which
+// parse_hw_config made of the same preset without overrides, and marks them overridden, giving
+// the HwConfig the overridden tree would parse to. `scalars` gets each value's YAML scalar text,
+// as the tree would hold it. False, `hw` untouched, if any override is of another kind or would
+// be refused: the caller then takes the long way, whose error names the --set.
+bool set_param_overrides(HwConfig& hw, const std::vector<std::pair<std::string, std::string>>& overrides,
+                         std::vector<std::string>& scalars);
+
 // Finds a preset by name (configs/hw/NAME.yaml, searched next to the run config and in the
 // installed config directory) or takes a path.
 std::string resolve_hw_path(const std::string& name_or_path, const std::string& run_config_file);

@@ -4,6 +4,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 
 #include "configfile/config_node.h"
@@ -14,6 +15,8 @@
 
 namespace bnsim {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 // A hardware preset as load_run_config derives it: the parsed parameters and the canonical JSON
@@ -21,6 +24,7 @@ namespace {
 struct LoadedHw {
     HwConfig hw;
     std::string canonical;
+    std::shared_ptr<const nlohmann::json> tree;  // the canonical tree, kept for a preset without overrides
 };
 
 // What RecentResults keeps and hands out: a copy no caller's later change reaches.
@@ -83,6 +87,13 @@ RecentResults<std::vector<CostEntry>, 4>& preset_costs() {
 RecentResults<YAML::Node, 4>& preset_trees() {
     static auto* trees = new RecentResults<YAML::Node, 4>;  // never destroyed, as loaded_hw_cache()
     return *trees;
+}
+
+// The presets this process has parsed without overrides, keyed by file and text, with their
+// canonical trees: what a new set of parameter overrides starts from (set_param_overrides).
+RecentResults<LoadedHw, 4>& preset_bases() {
+    static auto* bases = new RecentResults<LoadedHw, 4>;  // never destroyed, as loaded_hw_cache()
+    return *bases;
 }
 
 std::string loaded_hw_key(const std::string& file, const std::string& text, const Overrides& overrides) {
@@ -184,19 +195,22 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
     } catch (const ConfigError& e) {
         hw_failed(e);
     }
-    const std::string hw_key = loaded_hw_key(cfg.hw_file, hw_text, hw_overrides);
+    // Keyed by the file's normal form: the configs of one folder and of another name one preset
+    // by different paths.
+    const std::string hw_file_key = fs::path(cfg.hw_file).lexically_normal().string();
+    const std::string hw_key = loaded_hw_key(hw_file_key, hw_text, hw_overrides);
     LoadedHw loaded;
     if (!loaded_hw_cache().find(hw_key, loaded)) {
-        const std::string tree_key = cfg.hw_file + '\0' + hw_text;
+        const std::string tree_key = hw_file_key + '\0' + hw_text;
         const bool costs_as_preset = std::none_of(hw_overrides.begin(), hw_overrides.end(),
                                                   [](const auto& kv) { return kv.first.rfind("costs", 0) == 0; });
-        // The preset's tree with the overrides applied, parsed into parameters (its cost table
-        // the preset's own when no override names a cost row).
-        auto derive = [&](YAML::Node hw_root) {
+        // The preset's tree with `overrides` applied, parsed into parameters (its cost table the
+        // preset's own when no override names a cost row).
+        auto derive = [&](YAML::Node hw_root, const Overrides& overrides) {
             auto hw_src = std::make_shared<ConfigSource>();
             hw_src->file = cfg.hw_file;
             hw_src->override_origin = origins;
-            apply_hw_overrides(hw_root, hw_overrides, *hw_src);
+            apply_hw_overrides(hw_root, overrides, *hw_src);
             ConfigNode hw(hw_root, "hardware", hw_src);
             LoadedHw l;
             std::vector<CostEntry> costs;
@@ -206,20 +220,21 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
                 l.hw = parse_hw_config(hw);
                 if (costs_as_preset) preset_costs().add(tree_key, l.hw.costs);
             }
-            l.canonical = canonical_json(hw_root);
+            auto tree = std::make_shared<const nlohmann::json>(canonical_tree(hw_root));
+            l.canonical = canonical_text(*tree);
+            if (overrides.empty()) l.tree = std::move(tree);
             return l;
         };
-        bool done = false;
-        YAML::Node tree;
-        if (preset_trees().find(tree_key, tree)) {
-            try {
-                loaded = derive(tree);
-                done = true;
-            } catch (const ConfigError&) {
-                // reported below, from a fresh parse that knows the lines
+        // The long way: from the preset's tree (a kept copy, else the text parsed).
+        auto derive_from_preset = [&](const Overrides& overrides) {
+            YAML::Node tree;
+            if (preset_trees().find(tree_key, tree)) {
+                try {
+                    return derive(tree, overrides);
+                } catch (const ConfigError&) {
+                    // reported below, from a fresh parse that knows the lines
+                }
             }
-        }
-        if (!done) {
             YAML::Node hw_root;
             try {
                 hw_root = parse_yaml_text(hw_text, cfg.hw_file, hw_what);
@@ -227,8 +242,43 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
                 hw_failed(e);
             }
             preset_trees().add(tree_key, hw_root);  // before its overrides
-            loaded = derive(hw_root);
-        }
+            return derive(hw_root, overrides);
+        };
+        // The short way for overrides that each set one parameter (a fit's every evaluation, a
+        // sensitivity range end): the preset as parsed without them, with their values set.
+        auto with_param_overrides = [&](LoadedHw& out) {
+            if (hw_overrides.empty() || !costs_as_preset) return false;
+            LoadedHw base;
+            if (!preset_bases().find(tree_key, base)) {
+                try {
+                    base = derive_from_preset({});
+                } catch (const ConfigError&) {
+                    return false;  // the long way reports it
+                }
+                preset_bases().add(tree_key, base);
+            }
+            std::vector<std::string> scalars;
+            if (!base.tree || !set_param_overrides(base.hw, hw_overrides, scalars)) return false;
+            // The canonical tree as the overridden preset's: each parameter's value replaced.
+            nlohmann::json tree = *base.tree;
+            for (size_t i = 0; i < hw_overrides.size(); ++i) {
+                nlohmann::json* at = &tree;
+                const std::string path = hw_overrides[i].first + ".value";
+                for (size_t b = 0; b <= path.size();) {
+                    const size_t e = std::min(path.find('.', b), path.size());
+                    if (!at->is_object()) return false;
+                    const auto it = at->find(path.substr(b, e - b));
+                    if (it == at->end()) return false;
+                    at = &*it;
+                    b = e + 1;
+                }
+                *at = scalars[i];
+            }
+            out.hw = std::move(base.hw);
+            out.canonical = canonical_text(tree);
+            return true;
+        };
+        if (!with_param_overrides(loaded)) loaded = derive_from_preset(hw_overrides);
         loaded_hw_cache().add(hw_key, loaded);
     }
     cfg.hw = std::move(loaded.hw);
