@@ -171,11 +171,13 @@ void DmaEngine::decide_lanes(Ticks t, double now, size_t q, size_t i) {
         }
         d.hbm_addr += p.run.stride;
     } else if (d.hbm_bytes) {
-        // The lanes' descriptors are alike in shape (push_lanes): one granule each, or any.
-        uint64_t addr = d.hbm_addr;
-        for (size_t k = 0; k < n; ++k, addr += p.lane_stride)
-            done[k] = p.hbm_shape == HbmShape::one_granule ? hbm_.transfer_in_granule(addr, d.hbm_bytes, d.hbm_write, now)
-                                                           : hbm_.transfer(addr, d.hbm_bytes, d.hbm_write, now);
+        // Lanes a whole number of granules apart make transfers of one shape; others, each its own.
+        if (hbm_.interleave().in_granule(p.lane_stride) == 0) {
+            hbm_.transfer_n(d.hbm_addr, p.lane_stride, d.hbm_bytes, d.hbm_write, now, n, done);
+        } else {
+            uint64_t addr = d.hbm_addr;
+            for (size_t k = 0; k < n; ++k, addr += p.lane_stride) done[k] = hbm_.transfer(addr, d.hbm_bytes, d.hbm_write, now);
+        }
         for (size_t k = 0; k < n; ++k) done[k] = std::max(engine_end, done[k]);
         for (size_t k = 1; k < n; ++k) in_step &= done[k] == done[0];
         lanes_end = done[0];

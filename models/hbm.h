@@ -67,39 +67,26 @@ public:
     // order, with what they share (the service time, the byte count) worked out once.
     void transfer_stripes_n(uint32_t bytes, bool write, double now_ns, size_t n, double* ends) {
         (write ? bytes_written_ : bytes_read_) += uint64_t(bytes) * n;
-        const double t = service_ns(il_.div_channels(bytes));
-        // As stripes_of() does first: every channel idle makes them level. Level channels stay
-        // level and grouped sums stay grouped through whole-stripe transfers: then each is the
-        // group sums' and the latest end's additions alone.
-        if (!level_ && now_ns >= max_free_) level_ = true;
-        if (level_ && grouped_) {
-            // In locals: `ends` may not alias them, and each chain stays in a register.
-            static_assert(kMaxGroups == 4, "one local per group sum");
-            double s0 = group_busy_[0], s1 = group_busy_[1], s2 = group_busy_[2], s3 = group_busy_[3];
-            double end = std::max(now_ns, max_free_);
-            for (size_t k = 0; k < n; ++k) {
-                s0 += t;
-                s1 += t;
-                s2 += t;
-                s3 += t;
-                end += t;
-                ends[k] = end;
-            }
-            group_busy_[0] = s0;
-            group_busy_[1] = s1;
-            group_busy_[2] = s2;
-            group_busy_[3] = s3;
-            max_free_ = end;
-            return;
+        stripes_n(bytes, now_ns, n, ends);
+    }
+    // `n` transfer() calls of `bytes` at addr, addr + stride, ... at one instant, one after
+    // another (a lockstep group's lanes), `stride` whole granules: the k-th's end in ends[k]. The
+    // transfers share their shape (where in a granule they start), so it is worked out once.
+    void transfer_n(uint64_t addr, uint64_t stride, uint32_t bytes, bool write, double now_ns, size_t n, double* ends) {
+        (write ? bytes_written_ : bytes_read_) += uint64_t(bytes) * n;
+        if (bytes == 0) {
+            std::fill(ends, ends + n, now_ns);
+        } else if (il_.whole_stripes(addr, bytes)) {
+            stripes_n(bytes, now_ns, n, ends);
+        } else {
+            partial_n(addr, stride, bytes, now_ns, n, ends);
         }
-        for (size_t k = 0; k < n; ++k) ends[k] = stripes_of(t, now_ns);
     }
     // transfer() of bytes > 0 inside one granule (interleave().in_granule(addr) + bytes <=
     // granule: a narrow row): one channel, the whole transfer.
     double transfer_in_granule(uint64_t addr, uint32_t bytes, bool write, double now_ns) {
-        if (grouped_ || level_) return transfer(addr, bytes, write, now_ns);  // leaves those states first
+        if (level_) return transfer(addr, bytes, write, now_ns);  // leaves the level state first
         (write ? bytes_written_ : bytes_read_) += bytes;
-        stripes_ungrouped_ = 0;
         return one_channel(addr, bytes, now_ns);
     }
     const Interleave& interleave() const { return il_; }
@@ -107,8 +94,10 @@ public:
 
     uint64_t bytes_read() const { return bytes_read_; }
     uint64_t bytes_written() const { return bytes_written_; }
-    // Summed channel busy time divided by the channel count (the stack's busy time).
-    double busy_ns() const;
+    // Summed channel busy time divided by the channel count (the stack's busy time): every byte
+    // occupies its channel 1 / (bandwidth / channels) ns, so this is the bytes over the stack's
+    // bandwidth (nothing is summed channel by channel).
+    double busy_ns() const { return double(bytes_read_ + bytes_written_) / p_.bandwidth_gbps; }
 
     // Bytes of [addr, addr+bytes) that fall on each channel (pure; exposed for tests).
     static void split_channels(uint64_t addr, uint64_t bytes, uint64_t granule, int channels,
@@ -127,34 +116,55 @@ private:
     double stripes_of(double t, double now_ns) {
         if (!level_ && now_ns >= max_free_) level_ = true;  // every channel idle: all end alike
         if (!level_) spread(now_ns, t);
-        if (grouped_) {
-            for (double& b : group_busy_) b += t;  // every slot: a fixed count the compiler unrolls
-        } else {
-            busy_all(t);
-        }
         max_free_ = std::max(now_ns, max_free_) + t;
         return max_free_;
     }
+    // `n` whole-stripe transfers of `bytes` at one instant, one after another.
+    void stripes_n(uint32_t bytes, double now_ns, size_t n, double* ends) {
+        const double t = service_ns(il_.div_channels(bytes));
+        // As stripes_of() does first: every channel idle makes them level. Level channels stay
+        // level through whole-stripe transfers: then each ends t after the one before.
+        if (!level_ && now_ns >= max_free_) level_ = true;
+        if (level_) {
+            double end = std::max(now_ns, max_free_);  // in a local: `ends` may not alias it
+            for (size_t k = 0; k < n; ++k) {
+                end += t;
+                ends[k] = end;
+            }
+            max_free_ = end;
+            return;
+        }
+        for (size_t k = 0; k < n; ++k) ends[k] = stripes_of(t, now_ns);
+    }
     // Every channel (not level) starts t of service at max(now, its free_at).
     void spread(double now_ns, double t);
-    // Every channel's busy time grows by t, channel by channel; a run of these regroups them.
-    void busy_all(double t);
     // Any other transfer: the channels it covers, each its own share.
-    double partial(uint64_t addr, uint32_t bytes, double now_ns);
-    // A transfer inside one granule, per channel (neither grouped_ nor level_).
+    double partial(uint64_t addr, uint32_t bytes, double now_ns) {
+        double end;
+        partial_n(addr, 0, bytes, now_ns, 1, &end);
+        return end;
+    }
+    // `n` of them, at addr, addr + stride, ... (stride whole granules), one after another.
+    void partial_n(uint64_t addr, uint64_t stride, uint32_t bytes, double now_ns, size_t n, double* ends);
+    // The service times of a transfer's shares, channel by channel from its first granule's: a
+    // function of where in its granule it starts and of its length, which repeat from one
+    // transfer to the next (a tensor's rows), so the last shape's are kept.
+    struct SharePattern {
+        uint64_t head = ~uint64_t(0);
+        uint32_t bytes = 0;
+        uint64_t touched = 0;    // channels it covers
+        std::vector<double> ns;  // [touched]
+    };
+    const SharePattern& share_pattern(uint64_t head, uint32_t bytes);
+    // A transfer inside one granule, per channel (not level_).
     double one_channel(uint64_t addr, uint32_t bytes, double now_ns) {
         const size_t c = size_t(il_.mod_channels(il_.granule_of(addr)));
         const double t = service_ns(bytes);
         const double end = std::max(now_ns, free_at_[c]) + t;
         free_at_[c] = end;
-        chan_busy_[c] += t;
         max_free_ = std::max(max_free_, end);
         return end;
     }
-    // Channel busy times in groups of equal ones (grouped_), or one per channel.
-    void ungroup();
-    void regroup();
-
     // A channel's service time for `b` bytes; transfers mostly repeat a few shares, so the
     // division is done once per distinct share.
     double service_ns(uint64_t b) {
@@ -165,39 +175,17 @@ private:
         return priced_ns_;
     }
 
-    // service_ns() for the shares in the middle of a partial transfer, which repeat from one
-    // transfer to the next (a channel's granules), kept apart from the single-share cache.
-    double mid_share_ns(uint64_t b) {
-        if (b != mid_b_) {
-            mid_b_ = b;
-            mid_ns_ = double(b) / chan_bw_;
-        }
-        return mid_ns_;
-    }
-
     HbmParams p_;
     Interleave il_;
     double chan_bw_;  // bytes per ns per channel
     std::vector<double> free_at_;
-    // Each channel's summed service time. Whole-stripe transfers add the same time to every
-    // channel, so channels whose sums are equal stay equal: while grouped_, channel c's sum is
-    // group_busy_[group_of_[c]] (a few distinct sums, one addition each, instead of one per
-    // channel); a partial transfer spreads them back into chan_busy_. The additions are the
-    // same, in the same order, per channel: the sums are identical.
-    std::vector<double> chan_busy_;
-    static constexpr size_t kMaxGroups = 4;  // more distinct sums than this: one per channel
-    double group_busy_[kMaxGroups] = {};      // slots past the groups in use are ignored
-    std::vector<uint8_t> group_of_;
-    bool grouped_ = true;
-    uint32_t stripes_ungrouped_ = 0;  // whole-stripe transfers since the last partial one
     double max_free_ = 0;  // the latest free_at_: a whole-stripe transfer's end without a scan
     // Every channel is free at max_free_ (free_at_ is then stale): whole-stripe transfers that
     // start with all channels idle keep the channels level, and need not update each one.
     bool level_ = false;
     uint64_t priced_b_ = 0;
     double priced_ns_ = 0;
-    uint64_t mid_b_ = 0;
-    double mid_ns_ = 0;
+    SharePattern pattern_;
     uint64_t bytes_read_ = 0, bytes_written_ = 0;
 };
 

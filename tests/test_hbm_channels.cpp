@@ -1,6 +1,8 @@
-// The HBM model's shortcuts (whole-stripe transfers without a channel walk, the level state, busy
-// times kept in groups of equal channels) against a plain per-channel model: every transfer's
-// end and the stack's busy time must be the same numbers, not just close.
+// The HBM model's shortcuts (whole-stripe transfers without a channel walk, the level state, a
+// transfer's shares worked out once per shape, a lockstep group's lanes reserved in one call)
+// against a plain per-channel model: every transfer's end must be the same number, not just
+// close. The stack's busy time, which the model takes from the bytes (each byte occupies its
+// channel channels / bandwidth ns), must agree with the per-channel sums.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -48,6 +50,7 @@ void check_channels_against_reference(const HbmParams& p, uint32_t seed) {
     std::mt19937 rng(seed);
     const uint64_t stripe = uint64_t(p.interleave_bytes) * uint64_t(p.channels);
     double now = 0;
+    uint64_t moved = 0;
     for (int k = 0; k < 20000; ++k) {
         // Stretches of whole stripes only (as a kernel's large loads make) between mixed ones.
         const uint32_t kind = (k / 500) % 2 == 1 ? 0 : rng() % 16;
@@ -68,17 +71,30 @@ void check_channels_against_reference(const HbmParams& p, uint32_t seed) {
         }
         // Mostly small steps (channels stay busy), sometimes a gap that leaves them all idle.
         now += rng() % 64 == 0 ? 5000.0 + double(rng() % 1000) : double(rng() % 100) / 7.0;
-        const double got = hbm.transfer(addr, bytes, rng() % 2 == 0, now);
-        const double want = ref.transfer(addr, bytes, now);
-        REQUIRE(got == want);
-        if (k % 97 == 0) REQUIRE(hbm.busy_ns() == ref.busy_ns());
+        if (rng() % 4 == 0) {
+            // A lockstep group's lanes: n transfers of one size at one instant, a whole number of
+            // granules apart (some a whole stripe apart: on the same channels).
+            const size_t n = 1 + rng() % 16;
+            const uint64_t stride = uint64_t(p.interleave_bytes) * (rng() % 2 ? 1 + rng() % 64 : uint64_t(p.channels));
+            std::vector<double> got(n);
+            hbm.transfer_n(addr, stride, bytes, rng() % 2 == 0, now, n, got.data());
+            for (size_t l = 0; l < n; ++l) REQUIRE(got[l] == ref.transfer(addr + l * stride, bytes, now));
+            moved += uint64_t(bytes) * n;
+        } else {
+            const double got = hbm.transfer(addr, bytes, rng() % 2 == 0, now);
+            const double want = ref.transfer(addr, bytes, now);
+            REQUIRE(got == want);
+            moved += bytes;
+        }
+        if (k % 97 == 0) REQUIRE(hbm.busy_ns() == Approx(ref.busy_ns()).epsilon(1e-12));
     }
-    CHECK(hbm.busy_ns() == ref.busy_ns());
+    CHECK(hbm.busy_ns() == Approx(ref.busy_ns()).epsilon(1e-12));
+    CHECK(hbm.busy_ns() == double(moved) / p.bandwidth_gbps);
 }
 
 }  // namespace
 
-TEST_CASE("HBM: transfer ends and busy time equal a per-channel model's, 16 channels of 256 B") {
+TEST_CASE("HBM: transfer ends equal a per-channel model's and busy time its sums, 16 channels of 256 B") {
     HbmParams p;
     p.bandwidth_gbps = 725;
     p.channels = 16;
@@ -87,7 +103,7 @@ TEST_CASE("HBM: transfer ends and busy time equal a per-channel model's, 16 chan
     for (uint32_t seed : {1u, 2u, 3u}) check_channels_against_reference(p, seed);
 }
 
-TEST_CASE("HBM: transfer ends and busy time equal a per-channel model's, channels and granule not powers of two") {
+TEST_CASE("HBM: transfer ends equal a per-channel model's and busy time its sums, channels and granule not powers of two") {
     HbmParams p;
     p.bandwidth_gbps = 700;
     p.channels = 12;
