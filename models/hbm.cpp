@@ -56,9 +56,8 @@ inline void serve_shares(double* __restrict free_at, const double* __restrict ns
 
 }  // namespace
 
-const Hbm::SharePattern& Hbm::share_pattern(uint64_t head, uint32_t bytes) {
+const Hbm::SharePattern& Hbm::new_share_pattern(uint64_t head, uint32_t bytes) {
     SharePattern& p = pattern_;
-    if (p.head == head && p.bytes == bytes) return p;
     // The shares as for_each_channel_share() deals them, from the first granule's channel: the
     // first channel's less the head the transfer starts past, then per + 1 granules on the
     // channels before `extra` and `per` on the rest, the last granule's channel less the tail

@@ -155,7 +155,10 @@ private:
         uint64_t touched = 0;    // channels it covers
         std::vector<double> ns;  // [touched]
     };
-    const SharePattern& share_pattern(uint64_t head, uint32_t bytes);
+    const SharePattern& share_pattern(uint64_t head, uint32_t bytes) {
+        return pattern_.head == head && pattern_.bytes == bytes ? pattern_ : new_share_pattern(head, bytes);
+    }
+    const SharePattern& new_share_pattern(uint64_t head, uint32_t bytes);
     // A transfer inside one granule, per channel (not level_).
     double one_channel(uint64_t addr, uint32_t bytes, double now_ns) {
         const size_t c = size_t(il_.mod_channels(il_.granule_of(addr)));
