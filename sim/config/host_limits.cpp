@@ -1,23 +1,54 @@
 #include "sim/config/host_limits.h"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
-#include <thread>
-#include <fstream>
+#include <cstring>
 #include <limits>
+#include <thread>
 
 namespace bnsim {
 
+namespace {
+
+uint64_t read_mem_available_bytes() {
+    // A plain read: this runs before every trace is made (a fit makes thousands), and
+    // /proc/meminfo is a page at most.
+    char buf[8192];
+    const int fd = ::open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    const char* at = std::strstr(buf, "MemAvailable:");
+    if (!at) return 0;
+    unsigned long long kb = 0;
+    if (std::sscanf(at, "MemAvailable: %llu kB", &kb) != 1) return 0;
+    return uint64_t(kb) * 1024;
+}
+
+}  // namespace
+
 uint64_t mem_available_bytes() {
-    std::ifstream f("/proc/meminfo");
-    std::string key, unit;
-    uint64_t kb = 0;
-    while (f >> key >> kb >> unit)
-        if (key == "MemAvailable:") return kb * 1024;
-    return 0;
+    // Read again once it is a quarter of a second old: fresh enough for a limit taken with a
+    // wide margin, and a batch of small simulations does not read the file for each.
+    static std::atomic<int64_t> read_at{-1};  // steady-clock ms; -1: never
+    static std::atomic<uint64_t> bytes{0};
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch()).count();
+    const int64_t last = read_at.load(std::memory_order_relaxed);
+    if (last < 0 || now - last >= 250 || now < last) {
+        bytes.store(read_mem_available_bytes(), std::memory_order_relaxed);
+        read_at.store(now, std::memory_order_relaxed);
+    }
+    return bytes.load(std::memory_order_relaxed);
 }
 
 int available_cores() {
