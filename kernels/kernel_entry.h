@@ -42,6 +42,10 @@ struct KernelEntry {
     // The kernel's trace for those params on that target. Throws KernelError for inputs the
     // kernel refuses.
     std::function<GeneratedKernel(const std::any& params, const KernelTarget& target)> generate;
+    // The same kernel as this process keeps it in memory, shared rather than copied, for a
+    // kernel that keeps what it made (the NKI frontend's: W2's trace is megabytes); unset:
+    // generate()'s.
+    std::function<std::shared_ptr<const GeneratedKernel>(const std::any& params, const KernelTarget& target)> kept;
     // For a kernel that traces through an outside program (the NKI frontend): if this command
     // has traced these params on this target before (kernels/trace_cache.h's trace files), makes
     // the kernel from that trace and keeps it in memory, so that generate() in this process and

@@ -156,7 +156,7 @@ constexpr size_t kRemembered = 8;
 
 struct Remembered {
     std::mutex mu;
-    std::deque<std::pair<std::string, GeneratedKernel>> kernels;
+    std::deque<std::pair<std::string, std::shared_ptr<const GeneratedKernel>>> kernels;
 };
 
 Remembered& remembered() {
@@ -165,19 +165,18 @@ Remembered& remembered() {
 }
 
 // The kernel kept under `key`, or nullptr; the caller holds r.mu.
-const GeneratedKernel* find_remembered(const Remembered& r, const std::string& key) {
+std::shared_ptr<const GeneratedKernel> find_remembered(const Remembered& r, const std::string& key) {
     for (const auto& [k, g] : r.kernels)
-        if (k == key) return &g;
+        if (k == key) return g;
     return nullptr;
 }
 
 }  // namespace
 
-std::optional<GeneratedKernel> remembered_kernel(const std::string& key) {
+std::shared_ptr<const GeneratedKernel> remembered_kernel(const std::string& key) {
     Remembered& r = remembered();
     std::lock_guard<std::mutex> lock(r.mu);
-    if (const GeneratedKernel* g = find_remembered(r, key)) return *g;
-    return std::nullopt;
+    return find_remembered(r, key);
 }
 
 bool is_remembered(const std::string& key) {
@@ -186,12 +185,12 @@ bool is_remembered(const std::string& key) {
     return find_remembered(r, key) != nullptr;
 }
 
-void remember_kernel(const std::string& key, const GeneratedKernel& k) {
+void remember_kernel(const std::string& key, std::shared_ptr<const GeneratedKernel> k) {
     Remembered& r = remembered();
     std::lock_guard<std::mutex> lock(r.mu);
     if (find_remembered(r, key)) return;
     if (r.kernels.size() >= kRemembered) r.kernels.pop_front();
-    r.kernels.emplace_back(key, k);
+    r.kernels.emplace_back(key, std::move(k));
 }
 
 std::optional<uint64_t> file_contents_hash(const std::string& path) {

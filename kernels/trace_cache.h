@@ -16,6 +16,7 @@
 // entry that is not intact reads as a miss; the folder keeps the 64 entries used most recently
 // (at most 1 GiB).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,9 +45,9 @@ std::optional<uint64_t> file_contents_hash(const std::string& path);
 
 // In memory: the kernels this process made from such traces, dependencies derived, by the same
 // key. A process that forks after making one (sim/runner traces ahead of its children) hands
-// it to every child. The few most recent are kept.
-std::optional<GeneratedKernel> remembered_kernel(const std::string& key);
+// it to every child. The few most recent are kept; each is handed out shared, not copied.
+std::shared_ptr<const GeneratedKernel> remembered_kernel(const std::string& key);
 bool is_remembered(const std::string& key);
-void remember_kernel(const std::string& key, const GeneratedKernel& k);
+void remember_kernel(const std::string& key, std::shared_ptr<const GeneratedKernel> k);
 
 }  // namespace bnsim

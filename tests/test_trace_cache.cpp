@@ -44,9 +44,10 @@ GeneratedKernel remembered_test_kernel(size_t n) {
 
 }  // namespace
 
-TEST_CASE("trace cache in memory: kernels by key, the eight most recent, each a copy") {
+TEST_CASE("trace cache in memory: kernels by key, the eight most recent, each handed out shared") {
     const std::string prefix = "test_trace_cache key ";
-    for (size_t k = 1; k <= 9; ++k) remember_kernel(prefix + std::to_string(k), remembered_test_kernel(k));
+    for (size_t k = 1; k <= 9; ++k)
+        remember_kernel(prefix + std::to_string(k), std::make_shared<const GeneratedKernel>(remembered_test_kernel(k)));
     // The ninth pushed out the first; the others are there with their own contents.
     CHECK_FALSE(is_remembered(prefix + "1"));
     CHECK_FALSE(remembered_kernel(prefix + "1"));
@@ -58,10 +59,10 @@ TEST_CASE("trace cache in memory: kernels by key, the eight most recent, each a 
         CHECK(g->trace.size() == k);
         CHECK(g->measured_bytes == k);
     }
-    // A copy: changing it leaves the kept one alone; a key kept again keeps the first kernel.
-    auto g = remembered_kernel(prefix + "5");
-    g->measured_bytes = 99;
-    remember_kernel(prefix + "5", remembered_test_kernel(7));
+    // Shared, not copied: each lookup hands out the kept kernel itself; a key kept again keeps
+    // the first kernel.
+    CHECK(remembered_kernel(prefix + "5").get() == remembered_kernel(prefix + "5").get());
+    remember_kernel(prefix + "5", std::make_shared<const GeneratedKernel>(remembered_test_kernel(7)));
     CHECK(remembered_kernel(prefix + "5")->measured_bytes == 5);
     CHECK(remembered_kernel(prefix + "5")->trace.size() == 5);
 }

@@ -269,16 +269,18 @@ GeneratedKernel kernel_of(const NkiParams& p, const KernelTarget& t, TraceFile t
     return g;
 }
 
-// A kernel this process made before is taken from memory (kernels/trace_cache.h).
-GeneratedKernel generate(const std::any& a, const KernelTarget& t) {
+// The kernel, kept in memory for the next request in this process (kernels/trace_cache.h).
+std::shared_ptr<const GeneratedKernel> kept(const std::any& a, const KernelTarget& t) {
     const NkiParams& p = kernel_params<NkiParams>(a);
     const FrontendRequest r = frontend_request(p, t);
     const std::string key = frontend_key(r);
-    if (auto k = remembered_kernel(key)) return std::move(*k);
-    GeneratedKernel g = kernel_of(p, t, traced(r, key));
+    if (auto k = remembered_kernel(key)) return k;
+    auto g = std::make_shared<const GeneratedKernel>(kernel_of(p, t, traced(r, key)));
     remember_kernel(key, g);
     return g;
 }
+
+GeneratedKernel generate(const std::any& a, const KernelTarget& t) { return *kept(a, t); }
 
 bool keep_traced(const std::any& a, const KernelTarget& t) {
     const NkiParams& p = kernel_params<NkiParams>(a);
@@ -288,7 +290,7 @@ bool keep_traced(const std::any& a, const KernelTarget& t) {
     auto kept = cached_trace(key);
     if (!kept) return false;
     try {
-        remember_kernel(key, kernel_of(p, t, std::move(*kept)));
+        remember_kernel(key, std::make_shared<const GeneratedKernel>(kernel_of(p, t, std::move(*kept))));
     } catch (const std::exception&) {
         return false;  // the children report it
     }
@@ -304,6 +306,7 @@ const KernelEntry& nki_entry() {
         k.description = "any NKI kernel, traced from its Python source (kernels/nki/frontend)";
         k.parse = parse;
         k.generate = generate;
+        k.kept = kept;
         k.keep_traced = keep_traced;
         k.tune_axes = [](const std::any& a, const KernelTarget&) { return kernel_params<NkiParams>(a).tune; };
         k.summary_fields = {

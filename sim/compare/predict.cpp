@@ -62,7 +62,7 @@ std::vector<Prediction> predict(const MeasuredSet& set, const PredictOptions& o,
         r.config = cfg;
         r.sets = ov;
         if (p.metric == "latency_ns" && !p.baseline) {
-            r.want = SimRequest::Want::report;
+            r.want = o.engine_busy ? SimRequest::Want::report : SimRequest::Want::latency;
         } else {
             r.want = SimRequest::Want::metric;
             r.metric = p.metric;

@@ -17,13 +17,14 @@ struct PredictOptions {
     std::vector<std::string> sets;  // "key=value" applied to every point before its own keys
     int jobs = 2;
     double timeout_s = 300;
+    bool engine_busy = true;  // latency points also get their engines' busy times (compare; a fit needs none)
 };
 
 struct Prediction {
     bool ok = false;
     std::string error;  // why the point could not be predicted
     double value = 0;   // in the point's metric unit
-    std::map<std::string, double> engine_busy_ns;  // latency points: per-engine busy time (core 0)
+    std::map<std::string, double> engine_busy_ns;  // latency points: per-engine busy time (with engine_busy)
 };
 
 // The run config and overrides a point runs with: `extra` (e.g. fitted parameters) last.

@@ -132,19 +132,36 @@ bool RunConfig::keep_traced() const {
     return true;
 }
 
-GeneratedKernel RunConfig::generate() const {
+namespace {
+
+// What `make` returns (the kernel of `c`), under the trace limit, its refusals naming the file.
+template <class Make>
+auto made(const RunConfig& c, Make&& make) -> decltype(make()) {
     // A trace this machine could not simulate is refused while it is made, not after the
     // allocator gives up (a legal shape can mean billions of instructions).
     set_trace_limit(simulable_instructions());
     try {
-        return entry->generate(kernel_params, target());
+        return make();
     } catch (const KernelError& e) {
-        throw KernelError(file + ": " + e.what());
+        throw KernelError(c.file + ": " + e.what());
     } catch (const TraceTooLarge& e) {
-        throw KernelError(file + ": " + kernel + ": " + e.what() + " on this machine (a run takes about " +
+        throw KernelError(c.file + ": " + c.kernel + ": " + e.what() + " on this machine (a run takes about " +
                           std::to_string(kRunBytesPerInstruction) + " bytes per instruction, " +
                           gib_text(usable_memory_bytes()) + " available); expected a smaller shape or larger tiles");
     }
+}
+
+}  // namespace
+
+GeneratedKernel RunConfig::generate() const {
+    return made(*this, [&] { return entry->generate(kernel_params, target()); });
+}
+
+std::shared_ptr<const GeneratedKernel> RunConfig::shared_kernel() const {
+    return made(*this, [&] {
+        return entry->kept ? entry->kept(kernel_params, target())
+                           : std::make_shared<const GeneratedKernel>(entry->generate(kernel_params, target()));
+    });
 }
 
 Overrides parse_overrides(const std::vector<std::string>& args) {

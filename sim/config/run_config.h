@@ -28,6 +28,8 @@ struct RunConfig {
     KernelTarget target() const;
     // A KernelError (an input the kernel rejects) is rethrown naming the run config file.
     GeneratedKernel generate() const;
+    // The same, shared with the kernel's own memory where it keeps one (KernelEntry::kept): no copy.
+    std::shared_ptr<const GeneratedKernel> shared_kernel() const;
     // Whether the kernel has a keep_traced (kernels/kernel_entry.h), which this calls. Never throws.
     bool keep_traced() const;
 };

@@ -356,7 +356,9 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
     return res;
 }
 
-PointModel bnsim_point_model(const MeasuredSet& set, const PredictOptions& po, const std::vector<FitParam>& params) {
+PointModel bnsim_point_model(const MeasuredSet& set, const PredictOptions& options, const std::vector<FitParam>& params) {
+    PredictOptions po = options;
+    po.engine_busy = false;  // the fit weighs each point's value alone
     return [&set, po, params](const std::vector<double>& values) {
         Overrides extra;
         for (size_t i = 0; i < params.size(); ++i) {

@@ -28,8 +28,7 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-// Rounds to 1 ps so reports do not carry floating-point noise.
-double ps(double ns) { return std::round(ns * 1000.0) / 1000.0; }
+double ps(double ns) { return report_ns(ns); }
 
 // Busy time each unit would need for a set of instructions (the lower bounds).
 struct Bounds {

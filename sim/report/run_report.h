@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <iosfwd>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -135,6 +136,8 @@ struct TraceFigures;
 std::shared_ptr<const TraceFigures> trace_figures(const HwConfig& hw, const Trace& trace);
 
 RunReport build_run_report(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r);
+// A time as the report gives it: rounded to 1 ps, so reports do not carry floating-point noise.
+inline double report_ns(double ns) { return std::round(ns * 1000.0) / 1000.0; }
 RunReport build_run_report(const RunConfig& cfg, const GeneratedKernel& k, const SimResult& r,
                            const TraceFigures& figures);
 

@@ -81,7 +81,8 @@ SimOutcome run_simulation_here(const SimRequest& r) {
     SimOutcome o;
     try {
         const RunConfig cfg = load_run_config(r.config, r.sets);
-        const GeneratedKernel k = cfg.generate();
+        const std::shared_ptr<const GeneratedKernel> kept = cfg.shared_kernel();
+        const GeneratedKernel& k = *kept;
         SimOptions so;
         so.policy = cfg.schedule;
         so.dependents = k.dependents.get();
@@ -92,6 +93,8 @@ SimOutcome run_simulation_here(const SimRequest& r) {
         const SimResult res = est ? estimate(cfg.hw, k.trace) : simulate(cfg.hw, k.trace, so);
         if (r.want == SimRequest::Want::metric) {
             o.value = compute_metric(r.metric, cfg.hw, k, res);
+        } else if (r.want == SimRequest::Want::latency) {
+            o.value = report_ns(res.latency_ns);
         } else {
             o.report = build_run_report(cfg, k, res);
             o.report.estimate = est;
@@ -132,7 +135,7 @@ std::string run_request(const std::string& text) {
     json j;
     j["ok"] = o.ok;
     if (!o.ok) j["error"] = o.error;
-    else if (r.want == SimRequest::Want::metric) j["value"] = o.value;
+    else if (r.want == SimRequest::Want::metric || r.want == SimRequest::Want::latency) j["value"] = o.value;
     else j["report"] = to_json(o.report);
     return j.dump();
 }
@@ -192,7 +195,8 @@ std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests,
             const json j = json::parse(jr.payload);  // ordered: keeps the report's order
             o.ok = j.at("ok").get<bool>();
             if (!o.ok) o.error = j.at("error").get<std::string>();
-            else if (requests[i].want == SimRequest::Want::metric) o.value = j.at("value").get<double>();
+            else if (requests[i].want == SimRequest::Want::metric || requests[i].want == SimRequest::Want::latency)
+                o.value = j.at("value").get<double>();
             else o.report = run_report_from_json(j.at("report"));
         } catch (const std::exception& e) {
             o.ok = false;

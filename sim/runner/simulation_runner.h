@@ -21,7 +21,8 @@ namespace bnsim {
 struct SimRequest {
     std::string config;
     Overrides sets;
-    enum class Want { report, estimate_report, metric } want = Want::report;
+    // latency: the run report's latency_ns alone (no report is built), as a metric's value.
+    enum class Want { report, estimate_report, metric, latency } want = Want::report;
     std::string metric;  // Want::metric: a calibration metric's name (sim/simulate/run_metrics.h)
 };
 
@@ -29,7 +30,7 @@ struct SimOutcome {
     bool ok = false;
     std::string error;    // one line: the config's or the kernel's refusal, a deadlock, a crash, a timeout
     RunReport report;       // report / estimate_report
-    double value = 0;       // metric: its value
+    double value = 0;       // metric: its value; latency: the latency in ns
 };
 
 std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests, int jobs, double timeout_s);
