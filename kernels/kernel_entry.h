@@ -46,6 +46,9 @@ struct KernelEntry {
     // kernel that keeps what it made (the NKI frontend's: W2's trace is megabytes); unset:
     // generate()'s.
     std::function<std::shared_ptr<const GeneratedKernel>(const std::any& params, const KernelTarget& target)> kept;
+    // generate() reads nothing but its params and target (no file), so a process may keep the
+    // kernel it made and hand it out again for the same run config and target.
+    bool made_from_params_alone = true;
     // For a kernel that traces through an outside program (the NKI frontend): if this command
     // has traced these params on this target before (kernels/trace_cache.h's trace files), makes
     // the kernel from that trace and keeps it in memory, so that generate() in this process and

@@ -151,12 +151,19 @@ void trim_folder() {
     }
 }
 
-// At most this many kernels in memory (W2's is ~5 MB).
-constexpr size_t kRemembered = 8;
-
 struct Remembered {
     std::mutex mu;
     std::deque<std::pair<std::string, std::shared_ptr<const GeneratedKernel>>> kernels;
+    size_t instructions = 0;
+    size_t max_kernels = kRememberedKernels, max_instructions = kRememberedInstructions;
+
+    // The oldest go first; the newest stays even if it alone is over the budget. Holds mu.
+    void trim() {
+        while (kernels.size() > 1 && (kernels.size() > max_kernels || instructions > max_instructions)) {
+            instructions -= kernels.front().second->trace.size();
+            kernels.pop_front();
+        }
+    }
 };
 
 Remembered& remembered() {
@@ -189,8 +196,17 @@ void remember_kernel(const std::string& key, std::shared_ptr<const GeneratedKern
     Remembered& r = remembered();
     std::lock_guard<std::mutex> lock(r.mu);
     if (find_remembered(r, key)) return;
-    if (r.kernels.size() >= kRemembered) r.kernels.pop_front();
+    r.instructions += k->trace.size();
     r.kernels.emplace_back(key, std::move(k));
+    r.trim();
+}
+
+void set_remembered_budget(size_t kernels, size_t instructions) {
+    Remembered& r = remembered();
+    std::lock_guard<std::mutex> lock(r.mu);
+    r.max_kernels = kernels;
+    r.max_instructions = instructions;
+    r.trim();
 }
 
 std::optional<uint64_t> file_contents_hash(const std::string& path) {

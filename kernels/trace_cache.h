@@ -44,10 +44,18 @@ void put_cached_trace(const std::string& key, const TraceFile& tf, const std::ve
 std::optional<uint64_t> file_contents_hash(const std::string& path);
 
 // In memory: the kernels this process made from such traces, dependencies derived, by the same
-// key. A process that forks after making one (sim/runner traces ahead of its children) hands
-// it to every child. The few most recent are kept; each is handed out shared, not copied.
+// key (and those RunConfig::shared_kernel made, by theirs). A process that forks after making
+// one (sim/runner traces ahead of its children) hands it to every child. The most recent are
+// kept (the budget below); each is handed out shared, not copied.
 std::shared_ptr<const GeneratedKernel> remembered_kernel(const std::string& key);
 bool is_remembered(const std::string& key);
 void remember_kernel(const std::string& key, std::shared_ptr<const GeneratedKernel> k);
+// What is kept: at most this many kernels, holding at most this many instructions in all (each
+// 256 bytes, with its reverse edges: W2's 12,510 are about 5 MB; a fit's hundred small
+// calibration kernels a few thousand). The oldest go first.
+constexpr size_t kRememberedKernels = 256;
+constexpr size_t kRememberedInstructions = 400'000;
+// Another budget (tests); trims what is kept to it.
+void set_remembered_budget(size_t kernels, size_t instructions);
 
 }  // namespace bnsim

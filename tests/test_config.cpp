@@ -201,7 +201,7 @@ TEST_CASE("parameters set by --set load as the preset edited to those values") {
         }
         CHECK(by_set.hw.costs.size() == by_file.hw.costs.size());
         // Provenance hashes the same hardware tree.
-        const auto hw_of = [](const RunConfig& c) { return nlohmann::json::parse(c.resolved_json).at("hardware"); };
+        const auto hw_of = [](const RunConfig& c) { return nlohmann::json::parse(c.resolved_json()).at("hardware"); };
         CHECK(hw_of(by_set) == hw_of(by_file));
     }
 }

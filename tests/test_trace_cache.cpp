@@ -24,6 +24,7 @@
 #include "tests/source_paths.h"
 #include "tests/test_util.h"
 #include "trace/trace_image.h"
+#include "trace/trace_json.h"
 
 using namespace bnsim;
 using namespace bnsim::test;
@@ -44,11 +45,14 @@ GeneratedKernel remembered_test_kernel(size_t n) {
 
 }  // namespace
 
-TEST_CASE("trace cache in memory: kernels by key, the eight most recent, each handed out shared") {
+TEST_CASE("trace cache in memory: kernels by key within a budget, the oldest out first, each handed out shared") {
     const std::string prefix = "test_trace_cache key ";
-    for (size_t k = 1; k <= 9; ++k)
-        remember_kernel(prefix + std::to_string(k), std::make_shared<const GeneratedKernel>(remembered_test_kernel(k)));
-    // The ninth pushed out the first; the others are there with their own contents.
+    auto remember = [&](size_t k, size_t n) {
+        remember_kernel(prefix + std::to_string(k), std::make_shared<const GeneratedKernel>(remembered_test_kernel(n)));
+    };
+    // At most eight kernels: the ninth pushes out the first; the others are there with their own contents.
+    set_remembered_budget(8, 1000);
+    for (size_t k = 1; k <= 9; ++k) remember(k, k);
     CHECK_FALSE(is_remembered(prefix + "1"));
     CHECK_FALSE(remembered_kernel(prefix + "1"));
     for (size_t k = 2; k <= 9; ++k) {
@@ -62,9 +66,25 @@ TEST_CASE("trace cache in memory: kernels by key, the eight most recent, each ha
     // Shared, not copied: each lookup hands out the kept kernel itself; a key kept again keeps
     // the first kernel.
     CHECK(remembered_kernel(prefix + "5").get() == remembered_kernel(prefix + "5").get());
-    remember_kernel(prefix + "5", std::make_shared<const GeneratedKernel>(remembered_test_kernel(7)));
+    remember(5, 7);
     CHECK(remembered_kernel(prefix + "5")->measured_bytes == 5);
     CHECK(remembered_kernel(prefix + "5")->trace.size() == 5);
+    // At most 50 instructions in all: kernels 2..9 hold 44; one of 20 pushes out the oldest until
+    // the rest fit (2, 3, 4, 5: 14 instructions), leaving 6..9 and 10 (50).
+    set_remembered_budget(8, 50);
+    remember(10, 20);
+    for (size_t k = 2; k <= 5; ++k) CHECK_FALSE(is_remembered(prefix + std::to_string(k)));
+    for (size_t k = 6; k <= 10; ++k) CHECK(is_remembered(prefix + std::to_string(k)));
+    // A kernel over the whole budget alone is still kept (the newest stays).
+    remember(11, 80);
+    CHECK(is_remembered(prefix + "11"));
+    CHECK_FALSE(is_remembered(prefix + "10"));
+    // A smaller budget trims at once.
+    remember(12, 1);
+    set_remembered_budget(1, 1000);
+    CHECK(is_remembered(prefix + "12"));
+    CHECK_FALSE(is_remembered(prefix + "11"));
+    set_remembered_budget(kRememberedKernels, kRememberedInstructions);
 }
 
 TEST_CASE("trace cache in memory: only a kernel traced by an outside program has keep_traced") {
@@ -248,5 +268,34 @@ TEST_CASE("trace cache on disk: the folder keeps the 64 entries used last, and n
     for (int k = 7; k < 70; ++k) CHECK(left.count("old" + std::to_string(k) + ".kernel") == 1);
     CHECK(left.count("x.kernel.tmp.1") == 0);
     CHECK(left.count("y.kernel.tmp.2") == 1);
+    std::filesystem::remove_all(d);
+}
+
+TEST_CASE("trace cache in memory: a C++ kernel is kept by run config and target, a trace file's is not") {
+    const std::string seed = kSrc + "/configs/default.yaml";
+    const auto a = load_run_config(seed, parse_overrides({"hardware.dma.trigger_cycles=100"})).shared_kernel();
+    const auto b = load_run_config(seed).shared_kernel();
+    CHECK(a.get() == b.get());  // timing parameters leave the trace alone: one kernel, handed out twice
+    REQUIRE(a->dependents);     // kept with its reverse edges
+    CHECK(a->trace.size() == load_run_config(seed).generate().trace.size());
+    // Another run config tree, another target: other kernels.
+    CHECK(load_run_config(seed, parse_overrides({"shape.C=128"})).shared_kernel().get() != a.get());
+    CHECK(load_run_config(seed, parse_overrides({"hardware.sbuf.usable_bytes_per_partition=196608"})).shared_kernel().get() !=
+          a.get());
+    // A trace file can change between two runs of one config: read each time.
+    const std::string d = make_temp_dir("bnsim_test_shared_kernel");
+    {
+        std::ofstream cfg(d + "/run.yaml");
+        cfg << "hardware: " << kSrc << "/configs/hw/trn2.yaml\nkernel: trace\ntrace: {file: t.jsonl}\n";
+    }
+    auto dump = [&](const GeneratedKernel& k) {
+        std::ofstream out(d + "/t.jsonl");
+        write_trace_jsonl(k.trace, out);
+    };
+    dump(*b);
+    const auto t1 = load_run_config(d + "/run.yaml").shared_kernel();
+    const auto t2 = load_run_config(d + "/run.yaml").shared_kernel();
+    CHECK(t1.get() != t2.get());
+    CHECK(t1->trace.size() == b->trace.size());
     std::filesystem::remove_all(d);
 }

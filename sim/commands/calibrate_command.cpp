@@ -84,7 +84,7 @@ Provenance calibration_provenance(const MeasurementSet& set, const std::vector<s
         for (const std::string* c : {&m.config, m.baseline ? &*m.baseline : nullptr}) {
             if (!c) continue;
             try {
-                all += load_run_config(*c, overrides).resolved_json + "\n";
+                all += load_run_config(*c, overrides).resolved_json() + "\n";
             } catch (const std::exception&) {
                 all += *c + "\n";
             }

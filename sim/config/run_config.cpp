@@ -6,8 +6,12 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "configfile/config_node.h"
+#include "kernels/trace_cache.h"
+#include "trace/dependents.h"
 #include "configfile/yaml_file.h"
 #include "sim/config/canonical_json.h"
 #include "sim/config/host_limits.h"
@@ -19,12 +23,56 @@ namespace fs = std::filesystem;
 
 namespace {
 
+}  // namespace
+
+// The hardware preset's canonical JSON: a canonical tree with some parameters' values replaced,
+// printed when first asked for (provenance; a fit's thousands of simulations never ask).
+struct HwCanonical {
+    std::shared_ptr<const nlohmann::json> tree;
+    std::vector<std::pair<std::string, std::string>> values;  // a parameter's dotted key, its scalar
+    mutable std::once_flag once;
+    mutable std::string text;
+
+    const std::string& get() const {
+        std::call_once(once, [this] {
+            if (values.empty()) {
+                text = canonical_text(*tree);
+                return;
+            }
+            nlohmann::json t = *tree;
+            for (const auto& [key, scalar] : values) *find(t, key) = scalar;
+            text = canonical_text(t);
+        });
+        return text;
+    }
+    // The `value` under a parameter's dotted key, or nullptr.
+    template <class Json>
+    static Json* find(Json& t, const std::string& key) {
+        Json* at = &t;
+        const std::string path = key + ".value";
+        for (size_t b = 0; b <= path.size();) {
+            const size_t e = std::min(path.find('.', b), path.size());
+            if (!at->is_object()) return nullptr;
+            const auto it = at->find(path.substr(b, e - b));
+            if (it == at->end()) return nullptr;
+            at = &*it;
+            b = e + 1;
+        }
+        return at;
+    }
+};
+
+std::string RunConfig::resolved_json() const {
+    return "{\"config\":" + config_json + ",\"hardware\":" + hw_canonical->get() + "}";
+}
+
+namespace {
+
 // A hardware preset as load_run_config derives it: the parsed parameters and the canonical JSON
 // of the preset's tree after the --set hardware.* overrides.
 struct LoadedHw {
     HwConfig hw;
-    std::string canonical;
-    std::shared_ptr<const nlohmann::json> tree;  // the canonical tree, kept for a preset without overrides
+    std::shared_ptr<const HwCanonical> canonical;
 };
 
 // What RecentResults keeps and hands out: a copy no caller's later change reaches.
@@ -158,10 +206,19 @@ GeneratedKernel RunConfig::generate() const {
 }
 
 std::shared_ptr<const GeneratedKernel> RunConfig::shared_kernel() const {
-    return made(*this, [&] {
-        return entry->kept ? entry->kept(kernel_params, target())
-                           : std::make_shared<const GeneratedKernel>(entry->generate(kernel_params, target()));
-    });
+    if (entry->kept) return made(*this, [&] { return entry->kept(kernel_params, target()); });
+    if (!entry->made_from_params_alone) return std::make_shared<const GeneratedKernel>(generate());
+    // The kernel is a function of its params, which the run config's tree gives, and the target.
+    const KernelTarget t = target();
+    std::string key = "run config\n" + kernel + '\n' + config_json;
+    for (uint64_t v : {uint64_t(t.partitions), t.sbuf_usable_bytes, t.sbuf_align, uint64_t(t.num_cores), uint64_t(t.dma_queues)})
+        key += '\n' + std::to_string(v);
+    if (auto k = remembered_kernel(key)) return k;
+    GeneratedKernel g = generate();
+    if (!g.dependents) g.dependents = std::make_shared<const Dependents>(g.trace);
+    auto k = std::make_shared<const GeneratedKernel>(std::move(g));
+    remember_kernel(key, k);
+    return k;
 }
 
 Overrides parse_overrides(const std::vector<std::string>& args) {
@@ -237,9 +294,9 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
                 l.hw = parse_hw_config(hw);
                 if (costs_as_preset) preset_costs().add(tree_key, l.hw.costs);
             }
-            auto tree = std::make_shared<const nlohmann::json>(canonical_tree(hw_root));
-            l.canonical = canonical_text(*tree);
-            if (overrides.empty()) l.tree = std::move(tree);
+            auto c = std::make_shared<HwCanonical>();
+            c->tree = std::make_shared<const nlohmann::json>(canonical_tree(hw_root));
+            l.canonical = std::move(c);
             return l;
         };
         // The long way: from the preset's tree (a kept copy, else the text parsed).
@@ -275,24 +332,16 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
                 preset_bases().add(tree_key, base);
             }
             std::vector<std::string> scalars;
-            if (!base.tree || !set_param_overrides(base.hw, hw_overrides, scalars)) return false;
+            if (!set_param_overrides(base.hw, hw_overrides, scalars)) return false;
             // The canonical tree as the overridden preset's: each parameter's value replaced.
-            nlohmann::json tree = *base.tree;
+            auto c = std::make_shared<HwCanonical>();
+            c->tree = base.canonical->tree;
             for (size_t i = 0; i < hw_overrides.size(); ++i) {
-                nlohmann::json* at = &tree;
-                const std::string path = hw_overrides[i].first + ".value";
-                for (size_t b = 0; b <= path.size();) {
-                    const size_t e = std::min(path.find('.', b), path.size());
-                    if (!at->is_object()) return false;
-                    const auto it = at->find(path.substr(b, e - b));
-                    if (it == at->end()) return false;
-                    at = &*it;
-                    b = e + 1;
-                }
-                *at = scalars[i];
+                if (!HwCanonical::find(*c->tree, hw_overrides[i].first)) return false;
+                c->values.emplace_back(hw_overrides[i].first, scalars[i]);
             }
             out.hw = std::move(base.hw);
-            out.canonical = canonical_text(tree);
+            out.canonical = std::move(c);
             return true;
         };
         if (!with_param_overrides(loaded)) loaded = derive_from_preset(hw_overrides);
@@ -309,7 +358,8 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
     cfg.kernel_params = cfg.entry->parse(top, cfg.target());
     cfg.numerics = parse_numerics_config(top, *cfg.entry, cfg.kernel_params);
     top.finish();
-    cfg.resolved_json = "{\"config\":" + canonical_json(root) + ",\"hardware\":" + loaded.canonical + "}";
+    cfg.config_json = canonical_json(root);
+    cfg.hw_canonical = std::move(loaded.canonical);
     return cfg;
 }
 

@@ -2,6 +2,7 @@
 // A run config: which hardware, which kernel with which inputs, and how to run it.
 #include <any>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,8 @@
 
 namespace bnsim {
 
+struct HwCanonical;  // sim/config/run_config.cpp
+
 struct RunConfig {
     std::string file;
     std::string hw_file;
@@ -23,12 +26,19 @@ struct RunConfig {
     const KernelEntry* entry = nullptr;  // the registered kernel named by `kernel:`
     std::any kernel_params;              // its parsed section, opaque here (the entry reads it)
     NumericsConfig numerics;             // `numerics:` (bnsim validate; what-ifs reach the kernel)
-    std::string resolved_json;           // config + hardware preset after --set, canonical (provenance)
+    std::string config_json;             // the run config's tree after --set, canonical
+    std::shared_ptr<const HwCanonical> hw_canonical;  // the hardware preset's, after --set
+
+    // Config + hardware preset after --set, canonical: what provenance hashes. The hardware's part
+    // is printed when first asked for (a fit's simulations never ask).
+    std::string resolved_json() const;
 
     KernelTarget target() const;
     // A KernelError (an input the kernel rejects) is rethrown naming the run config file.
     GeneratedKernel generate() const;
-    // The same, shared with the kernel's own memory where it keeps one (KernelEntry::kept): no copy.
+    // The same, kept in this process's memory (kernels/trace_cache.h) with its reverse edges and
+    // shared, not copied: the next request of this run config on this target (a fit's next
+    // evaluation, a sensitivity scenario that keeps the target) takes it from there.
     std::shared_ptr<const GeneratedKernel> shared_kernel() const;
     // Whether the kernel has a keep_traced (kernels/kernel_entry.h), which this calls. Never throws.
     bool keep_traced() const;

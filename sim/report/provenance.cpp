@@ -23,6 +23,6 @@ Provenance provenance_of_text(const std::string& canonical) {
     return {bnsim_version(), std::string("fnv1a64:") + hex};
 }
 
-Provenance provenance_of(const RunConfig& cfg) { return provenance_of_text(cfg.resolved_json); }
+Provenance provenance_of(const RunConfig& cfg) { return provenance_of_text(cfg.resolved_json()); }
 
 }  // namespace bnsim

@@ -46,7 +46,7 @@ std::vector<GridAxis> tune_axes_of(const RunConfig& cfg, const std::vector<GridA
 std::map<std::string, std::string> own_choice_values(const RunConfig& cfg, const KernelSummary& summary,
                                                      const std::vector<GridAxis>& axes) {
     std::map<std::string, std::string> values = choice_values(summary, axes);
-    const nlohmann::json resolved = nlohmann::json::parse(cfg.resolved_json, nullptr, false);
+    const nlohmann::json resolved = nlohmann::json::parse(cfg.resolved_json(), nullptr, false);
     if (!resolved.is_object() || !resolved.contains("config")) return values;
     for (const auto& a : axes) {
         if (values.count(a.key)) continue;
