@@ -10,20 +10,16 @@
 #include <vector>
 
 #include "configfile/config_node.h"
-#include "kernels/trace_cache.h"
-#include "trace/dependents.h"
 #include "configfile/yaml_file.h"
+#include "kernels/trace_cache.h"
 #include "sim/config/canonical_json.h"
 #include "sim/config/host_limits.h"
 #include "sim/config/hw_config_loader.h"
+#include "trace/dependents.h"
 
 namespace bnsim {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-}  // namespace
 
 // The hardware preset's canonical JSON: a canonical tree with some parameters' values replaced,
 // printed when first asked for (provenance; a fit's thousands of simulations never ask).
@@ -215,6 +211,9 @@ std::shared_ptr<const GeneratedKernel> RunConfig::shared_kernel() const {
         key += '\n' + std::to_string(v);
     if (auto k = remembered_kernel(key)) return k;
     GeneratedKernel g = generate();
+    // A kernel too large to keep beside the next one (a shape near this machine's limit) is made
+    // each time: keeping it would double what a worker holds while it makes another.
+    if (g.trace.size() > kRememberedInstructions / 4) return std::make_shared<const GeneratedKernel>(std::move(g));
     if (!g.dependents) g.dependents = std::make_shared<const Dependents>(g.trace);
     auto k = std::make_shared<const GeneratedKernel>(std::move(g));
     remember_kernel(key, k);
