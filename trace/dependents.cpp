@@ -14,9 +14,12 @@ Dependents::Dependents(const Trace& trace) {
     // that turns them around then reads only that list.
     std::vector<uint32_t> edge_from;  // edge k: instruction edge_from[k] waits for edge_to[k]
     std::vector<uint32_t> edge_to;
-    std::vector<uint8_t> core_of(n);
+    std::vector<uint8_t>& core_of = core_of_;
+    core_of.resize(n);
+    engine_of_.resize(n);
     for (const auto& in : ins) {
         core_of[in.id] = in.core;
+        engine_of_[in.id] = in.engine;
         for (uint32_t d : in.deps) {
             if (d >= n) throw std::logic_error("instruction " + std::to_string(in.id) + " depends on unknown id");
             ++dep_count_[in.id];

@@ -22,9 +22,16 @@ public:
     const uint32_t* end(uint32_t id) const { return ids_.data() + off_[id + 1]; }
     // How many dependencies `id` waits for (its deps.size()).
     uint32_t dep_count(uint32_t id) const { return dep_count_[id]; }
+    // Each instruction's core and engine, which a walk of the edges reads for every successor:
+    // here a byte each, where the 256-byte instruction is a cache line away from the last.
+    uint8_t core(uint32_t id) const { return core_of_[id]; }
+    Engine engine(uint32_t id) const { return engine_of_[id]; }
+    size_t size() const { return dep_count_.size(); }
 
 private:
     std::vector<uint32_t> dep_count_;
+    std::vector<uint8_t> core_of_;
+    std::vector<Engine> engine_of_;
     std::vector<uint32_t> off_, ids_;  // CSR: ids_[off_[d] .. off_[d + 1]) depend on d
 };
 
