@@ -57,28 +57,15 @@ inline void serve_shares(double* __restrict free_at, const double* __restrict ns
 }  // namespace
 
 const Hbm::SharePattern& Hbm::new_share_pattern(uint64_t head, uint32_t bytes) {
+    // A transfer starting `head` bytes into granule 0 has its first share on channel 0, so
+    // for_each_channel_share() deals them in the order the walk serves them; each time is the
+    // division service_ns(share) makes.
     SharePattern& p = pattern_;
-    // The shares as for_each_channel_share() deals them, from the first granule's channel: the
-    // first channel's less the head the transfer starts past, then per + 1 granules on the
-    // channels before `extra` and `per` on the rest, the last granule's channel less the tail
-    // (the first's, when the last granule wraps onto it). Each time is the division
-    // service_ns(share) makes.
-    const uint64_t granule = il_.granule(), channels = il_.channels();
-    const uint64_t count = il_.granule_of(head + bytes - 1) + 1;  // granules touched
-    const uint64_t per = il_.div_channels(count), extra = il_.mod_channels(count);
-    const uint64_t tail = count * granule - (head + bytes);
-    const uint64_t k_last = count < channels ? count - 1 : il_.mod_channels(count - 1);
     p.head = head;
     p.bytes = bytes;
-    p.touched = count < channels ? count : channels;
+    p.touched = std::min<uint64_t>(il_.granule_of(head + bytes - 1) + 1, il_.channels());
     p.ns.resize(p.touched);
-    const double t_hi = double((per + 1) * granule) / chan_bw_;
-    const double t_lo = double(per * granule) / chan_bw_;
-    for (uint64_t k = 0; k < p.touched; ++k) p.ns[k] = k < extra ? t_hi : t_lo;
-    uint64_t b0 = (per + (extra > 0 ? 1 : 0)) * granule - head;
-    if (k_last == 0) b0 -= tail;
-    p.ns[0] = double(b0) / chan_bw_;
-    if (k_last != 0) p.ns[k_last] = double((per + (k_last < extra ? 1 : 0)) * granule - tail) / chan_bw_;
+    for_each_channel_share(head, bytes, il_, [&](size_t c, uint64_t b) { p.ns[c] = double(b) / chan_bw_; });
     return p;
 }
 
