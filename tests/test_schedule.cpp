@@ -1,7 +1,9 @@
 // The scheduling pass: program order, and the list scheduler's reordering within dependencies.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include "sim/config/run_config.h"
@@ -126,4 +128,69 @@ TEST_CASE("estimate_latency_ns equals the estimate's latency, for any hardware, 
             CHECK(estimate_latency_ns(hw, k.trace, deps) == estimate(hw, k.trace).latency_ns);  // bit for bit
         }
     }
+}
+
+TEST_CASE("estimate_latency_ns with stop_above: the estimate when it is at or under it, +infinity when above") {
+    const RunConfig cfg = test::default_config({});
+    const GeneratedKernel k = cfg.generate();
+    const Dependents deps(k.trace);
+    const double est = estimate_latency_ns(cfg.hw, k.trace, deps);
+    const double inf = std::numeric_limits<double>::infinity();
+    CHECK(estimate_latency_ns(cfg.hw, k.trace, deps, est) == est);  // at it: not above
+    CHECK(estimate_latency_ns(cfg.hw, k.trace, deps, est + 1) == est);
+    CHECK(estimate_latency_ns(cfg.hw, k.trace, deps, std::nextafter(est, 0.0)) == inf);
+    CHECK(estimate_latency_ns(cfg.hw, k.trace, deps, est / 2) == inf);
+    CHECK(estimate_latency_ns(cfg.hw, k.trace, deps, 0) == inf);
+}
+
+TEST_CASE("estimate_lower_bound_ns: the busiest stream's summed occupancy plus the launch, never above the estimate") {
+    // With no ACT table switch an engine's occupancy is its instructions' own costs, so the
+    // bound is exactly the busiest (core, engine) stream's summed est_occupy from the list
+    // scheduler's timeline (summed there in stream order, here in program order: equal to
+    // rounding), less its 1e-9 rounding margin.
+    for (const char* layer : {"/configs/default.yaml", "/configs/layers/bn3d_relu_lnc2.yaml"}) {
+        for (const char* f_tile : {"memory.f_tile=256", "memory.f_tile=4096"}) {
+            INFO(layer << " " << f_tile);
+            const std::string path = std::string(BNSIM_SOURCE_DIR) + layer;
+            RunConfig cfg = load_run_config(path, parse_overrides({f_tile, "memory.interleave=2"}));
+            const GeneratedKernel k = cfg.generate();
+            const Dependents deps(k.trace);
+            for (const char* set : {"hardware.act.table_switch_ns=0", "hardware.act.table_switch_ns=1283",
+                                    "hardware.dma.trigger_cycles=352", "hardware.engines.act.clock_ghz=0.7"}) {
+                INFO(set);
+                const HwConfig hw = load_run_config(path, parse_overrides({f_tile, "memory.interleave=2", set})).hw;
+                const double lb = estimate_lower_bound_ns(hw, k.trace, deps);
+                const double est = estimate_latency_ns(hw, k.trace, deps);
+                CHECK(lb <= est);
+                const Schedule s = schedule_list(k.trace, deps, CostModel(hw), ScheduleDetail::timeline);
+                double busiest = 0;
+                for (const auto& core : s.cores)
+                    for (const auto& stream : core) {
+                        double sum = 0;
+                        for (uint32_t id : stream) sum += s.est_occupy[id];
+                        busiest = std::max(busiest, sum);
+                    }
+                CHECK(busiest > 0);
+                if (hw.act.table_switch_ns == 0)
+                    CHECK(lb - hw.launch.fixed_ns == Approx(busiest).epsilon(1e-8));
+                else
+                    CHECK(lb - hw.launch.fixed_ns <= busiest);
+                // Stopping early still bounds, and is above where it stopped if the whole is.
+                const double stop = (lb + hw.launch.fixed_ns) / 2;
+                const double early = estimate_lower_bound_ns(hw, k.trace, deps, stop);
+                CHECK(early <= lb);
+                CHECK(early > stop);
+            }
+        }
+    }
+}
+
+TEST_CASE("estimate_lower_bound_ns gives no bound where the list scheduler could stop short") {
+    // A dependency on a later instruction can close a cycle, which the list scheduler leaves
+    // unscheduled: no bound from the instructions' costs holds then.
+    RunConfig cfg = test::default_config({});
+    GeneratedKernel k = cfg.generate();
+    REQUIRE(k.trace.size() > 2);
+    k.trace.instructions()[0].deps.push_back(1);
+    CHECK(estimate_lower_bound_ns(cfg.hw, k.trace, Dependents(k.trace)) == -std::numeric_limits<double>::infinity());
 }

@@ -45,6 +45,7 @@ struct CoreScheduler {
     Schedule& out;
     int core;
     bool timeline;  // fill out.est_* (only `run --estimate` reads them)
+    double stop_above;
 
     using Pending = std::pair<double, uint32_t>;  // (dependency-ready time, id)
     struct EngineQ {
@@ -130,6 +131,10 @@ struct CoreScheduler {
             }
             eq.free_at = start + occupy;
             out.est_end_ns = std::max(out.est_end_ns, result);
+            if (out.est_end_ns > stop_above) {
+                out.stopped = true;
+                return;
+            }
             streams[size_t(best)].push_back(id);
             done[id] = 1;
             ++scheduled;
@@ -156,7 +161,8 @@ Schedule schedule_list(const Trace& trace, const CostModel& cost, ScheduleDetail
     return schedule_list(trace, Dependents(trace), cost, detail);
 }
 
-Schedule schedule_list(const Trace& trace, const Dependents& dependents, const CostModel& cost, ScheduleDetail detail) {
+Schedule schedule_list(const Trace& trace, const Dependents& dependents, const CostModel& cost, ScheduleDetail detail,
+                       double stop_above) {
     Schedule s;
     s.cores.resize(size_t(trace.num_cores));
     const bool timeline = detail == ScheduleDetail::timeline;
@@ -170,8 +176,9 @@ Schedule schedule_list(const Trace& trace, const Dependents& dependents, const C
     }
     s.est_dma_units.resize(size_t(trace.num_cores));
     for (int c = 0; c < trace.num_cores; ++c) {
-        CoreScheduler cs{trace, dependents, cost, cost.hw(), s, c, timeline};
+        CoreScheduler cs{trace, dependents, cost, cost.hw(), s, c, timeline, stop_above};
         cs.run();
+        if (s.stopped) break;
     }
     return s;
 }

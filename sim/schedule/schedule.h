@@ -8,6 +8,7 @@
 //    every DMA triggered from Sync, the direct_x store of tile i sits ahead of tile i+1's loads
 //    in Sync's stream and waits for tile i's compute, so multibuffering cannot overlap anything.
 //  - list (default): a list scheduler over the dependency graph, see list_scheduler.cpp.
+#include <limits>
 #include <vector>
 
 #include "models/cost_model.h"
@@ -43,6 +44,10 @@ struct Schedule {
     };
     std::vector<DmaUnits> est_dma_units;
     bool stuck = false;  // the dependency graph had a cycle; the rest was appended in source order
+    // est_end_ns passed the caller's stop_above, so the pass stopped there: the streams and
+    // timeline are partial, and the whole pass's est_end_ns would be at least this one (it
+    // only grows as instructions are scheduled).
+    bool stopped = false;
     double est_end_ns = 0;  // list only: the latest est_end, kept at every detail level
 };
 
@@ -54,8 +59,10 @@ enum class ScheduleDetail { streams, timeline };
 Schedule schedule_program_order(const Trace& trace);
 Schedule schedule_list(const Trace& trace, const CostModel& cost, ScheduleDetail detail = ScheduleDetail::timeline);
 // The same, with the trace's dependents built by the caller (a simulation shares them with its
-// scoreboard).
-Schedule schedule_list(const Trace& trace, const Dependents& dependents, const CostModel& cost, ScheduleDetail detail);
+// scoreboard). A ranking that only needs to know whether the estimate beats a latency already
+// found passes stop_above: the pass stops (Schedule::stopped) once est_end_ns exceeds it.
+Schedule schedule_list(const Trace& trace, const Dependents& dependents, const CostModel& cost, ScheduleDetail detail,
+                       double stop_above = std::numeric_limits<double>::infinity());
 // The engine streams of a policy (no est_* timeline).
 Schedule make_schedule(const Trace& trace, const Dependents& dependents, const CostModel& cost, SchedulePolicy policy);
 const char* schedule_policy_name(SchedulePolicy p);

@@ -2,6 +2,7 @@
 // simulation result, for sweeps and fits to screen with before confirming in full.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <string>
 
 #include "models/dma_lifecycle.h"
@@ -82,9 +83,46 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
     return res;
 }
 
-double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents) {
+double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents, double stop_above) {
     const CostModel cost(hw);
-    return schedule_list(trace, dependents, cost, ScheduleDetail::streams).est_end_ns + hw.launch.fixed_ns;
+    const double launch = hw.launch.fixed_ns;
+    if (stop_above < std::numeric_limits<double>::infinity()) {
+        // The pass stops once its end passes stop_above less the launch; the whole estimate is
+        // then above stop_above unless rounding of that difference put the stop an ulp early,
+        // when the whole pass decides.
+        const Schedule s = schedule_list(trace, dependents, cost, ScheduleDetail::streams, stop_above - launch);
+        if (!s.stopped) return s.est_end_ns + launch;
+        if (s.est_end_ns + launch > stop_above) return std::numeric_limits<double>::infinity();
+    }
+    return schedule_list(trace, dependents, cost, ScheduleDetail::streams).est_end_ns + launch;
+}
+
+double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents,
+                               double stop_above) {
+    constexpr double kNone = -std::numeric_limits<double>::infinity();
+    // A cycle stops the list scheduler short of the instructions in it; a negative table switch
+    // would make an engine's stream cheaper than its instructions' own costs.
+    if (!dependents.backward_only() || hw.act.table_switch_ns < 0) return kNone;
+    const CostModel cost(hw);
+    const double launch = hw.launch.fixed_ns;
+    // Summed in program order, not the stream's: the two sums differ by rounding alone, at most
+    // n ulps of the sum, which the factor below takes off (n < 10^6 instructions: 10^-10).
+    constexpr double kRounding = 1 - 1e-9;
+    std::vector<std::array<double, kNumEngines>> busy(size_t(std::max(trace.num_cores, 1)));
+    for (auto& b : busy) b.fill(0.0);
+    double most = 0;
+    const double stop_sum = (stop_above - launch) / kRounding;
+    for (const Instruction& in : trace.instructions()) {
+        const double ns = cost.engine_ns(in);
+        if (!(ns >= 0)) return kNone;
+        double& b = busy[dependents.core(in.id)][size_t(in.engine)];
+        b += ns;
+        if (b > most) {
+            most = b;
+            if (most > stop_sum) break;  // already above: the rest only adds
+        }
+    }
+    return most * kRounding + launch;
 }
 
 }  // namespace bnsim

@@ -4,6 +4,7 @@
 // SystemC elaborates once per process: call simulate() at most once per process.
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -86,8 +87,21 @@ SimResult estimate(const HwConfig& hw, const Trace& trace);
 
 // The estimate's latency alone, what the decision commands rank thousands of (config, hardware)
 // pairs by: estimate(hw, trace).latency_ns without the statistics of a report, from the trace's
-// dependents built once by the caller (the same for every hardware).
-double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents);
+// dependents built once by the caller (the same for every hardware). With stop_above, a ranking
+// that only needs the configs beating a latency already found: +infinity as soon as the
+// estimate is sure to be above stop_above, else the estimate.
+double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents,
+                           double stop_above = std::numeric_limits<double>::infinity());
+
+// A lower bound of that estimate, at the cost of pricing each instruction once (no schedule):
+// the list scheduler runs each engine's instructions one after another, each for at least its
+// cost-model time (an ACT table switch only adds to it), and every instruction's result comes
+// no sooner than its engine is done with it (all latencies are >= 0), so the estimate is at
+// least the busiest engine's summed time plus the launch. Once the bound passes stop_above it
+// stops adding and returns what it has (still a bound). -infinity where it cannot bound: a
+// dependency cycle, or a negative cost.
+double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents,
+                               double stop_above = std::numeric_limits<double>::infinity());
 
 // Adds each DMA queue's busy time (the union of its DMAs' [start, data end]) and DMA count to
 // res.units (cores already sized) from res.timing (simulate() and estimate()).
