@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <stdexcept>
 
 #include "trace/fnv1a64.h"
 #include "trace/trace_image.h"
@@ -242,6 +243,7 @@ std::optional<TraceFile> cached_trace(const std::string& key) {
     }
     auto tf = read_trace_image(in.substr(at));
     if (tf) {
+        tf->trace.deps_derived = true;  // kept derived (put_cached_trace refuses others)
         std::error_code ec;
         fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // used now: kept longer
     }
@@ -249,6 +251,7 @@ std::optional<TraceFile> cached_trace(const std::string& key) {
 }
 
 void put_cached_trace(const std::string& key, const TraceFile& tf, const std::vector<std::string>& files) {
+    if (!tf.trace.deps_derived) throw std::logic_error("put_cached_trace: a trace is kept with its dependencies derived");
     if (dir().empty()) return;
     const std::string full_key = binary_identity() + "\n" + key;
     std::string out(kEntryMagic, sizeof kEntryMagic);

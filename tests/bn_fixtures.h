@@ -15,12 +15,15 @@ inline bn::Params bn_params(int64_t B, int64_t C, int64_t D, int64_t H, int64_t 
 
 constexpr uint64_t kTestUsableSbuf = 212992;
 
+// With its dependencies derived, as RunConfig::generate hands it out.
 inline GeneratedKernel bn_generate(const bn::Params& p, int lnc = 1, uint64_t usable = kTestUsableSbuf) {
     KernelTarget t;
     t.sbuf_usable_bytes = usable;
     t.sbuf_align = 16;
     t.num_cores = lnc;
-    return bn::generate(p, t);
+    GeneratedKernel g = bn::generate(p, t);
+    derive_dependencies(g.trace);
+    return g;
 }
 
 }  // namespace bnsim::test

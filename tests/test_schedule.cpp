@@ -159,7 +159,7 @@ TEST_CASE("estimate_lower_bound_ns: the busiest stream's summed occupancy plus t
                                     "hardware.dma.trigger_cycles=352", "hardware.engines.act.clock_ghz=0.7"}) {
                 INFO(set);
                 const HwConfig hw = load_run_config(path, parse_overrides({f_tile, "memory.interleave=2", set})).hw;
-                const double lb = estimate_lower_bound_ns(hw, k.trace, deps);
+                const double lb = estimate_lower_bound_ns(hw, k.trace);
                 const double est = estimate_latency_ns(hw, k.trace, deps);
                 CHECK(lb <= est);
                 const Schedule s = schedule_list(k.trace, deps, CostModel(hw), ScheduleDetail::timeline);
@@ -177,20 +177,10 @@ TEST_CASE("estimate_lower_bound_ns: the busiest stream's summed occupancy plus t
                     CHECK(lb - hw.launch.fixed_ns <= busiest);
                 // Stopping early still bounds, and is above where it stopped if the whole is.
                 const double stop = (lb + hw.launch.fixed_ns) / 2;
-                const double early = estimate_lower_bound_ns(hw, k.trace, deps, stop);
+                const double early = estimate_lower_bound_ns(hw, k.trace, stop);
                 CHECK(early <= lb);
                 CHECK(early > stop);
             }
         }
     }
-}
-
-TEST_CASE("estimate_lower_bound_ns gives no bound where the list scheduler could stop short") {
-    // A dependency on a later instruction can close a cycle, which the list scheduler leaves
-    // unscheduled: no bound from the instructions' costs holds then.
-    RunConfig cfg = test::default_config({});
-    GeneratedKernel k = cfg.generate();
-    REQUIRE(k.trace.size() > 2);
-    k.trace.instructions()[0].deps.push_back(1);
-    CHECK(estimate_lower_bound_ns(cfg.hw, k.trace, Dependents(k.trace)) == -std::numeric_limits<double>::infinity());
 }

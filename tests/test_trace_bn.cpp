@@ -6,6 +6,8 @@
 #include <set>
 
 #include "kernels/batch_norm_bwd/batch_norm_bwd.h"
+#include "sim/config/run_config.h"
+#include "tests/test_util.h"
 #include "tests/bn_fixtures.h"
 
 using namespace bnsim;
@@ -179,4 +181,26 @@ TEST_CASE("batch sharding emits the two sendrecv exchanges per core, one per pip
             }
         CHECK(pipes == std::set<int>{0, 1});
     }
+}
+
+TEST_CASE("RunConfig::generate: dependencies derived, or left for later to the same edges") {
+    // The batch_norm_bwd kernel leaves its dependencies to the caller: generate() derives them,
+    // generate(later) does not, and deriving afterwards gives the same edges.
+    const RunConfig cfg = test::default_config({{"memory", "{f_tile: 1024, interleave: 2, direct_x_residency: true}"}});
+    const GeneratedKernel now = cfg.generate();
+    GeneratedKernel later = cfg.generate(RunConfig::Dependencies::later);
+    CHECK(now.trace.deps_derived);
+    CHECK_FALSE(later.trace.deps_derived);
+    REQUIRE(later.trace.size() == now.trace.size());
+    size_t edges = 0;
+    for (const auto& in : later.trace.instructions()) edges += in.deps.size();
+    CHECK(edges == 0);
+    derive_dependencies(later.trace);
+    CHECK(later.trace.deps_derived);
+    size_t with_deps = 0;
+    for (size_t i = 0; i < now.trace.size(); ++i) {
+        CHECK(later.trace.instructions()[i].deps == now.trace.instructions()[i].deps);
+        with_deps += !now.trace.instructions()[i].deps.empty();
+    }
+    CHECK(with_deps > now.trace.size() / 2);
 }

@@ -156,6 +156,7 @@ void derive_dependencies(Trace& trace) {
         edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
         ins.deps.assign(edges.begin(), edges.end());
     }
+    trace.deps_derived = true;
 }
 
 }  // namespace bnsim

@@ -22,7 +22,6 @@ Dependents::Dependents(const Trace& trace) {
         engine_of_[in.id] = in.engine;
         for (uint32_t d : in.deps) {
             if (d >= n) throw std::logic_error("instruction " + std::to_string(in.id) + " depends on unknown id");
-            backward_only_ &= d < in.id;
             ++dep_count_[in.id];
             ++off_[d + 1];
             edge_from.push_back(in.id);

@@ -27,16 +27,12 @@ public:
     uint8_t core(uint32_t id) const { return core_of_[id]; }
     Engine engine(uint32_t id) const { return engine_of_[id]; }
     size_t size() const { return dep_count_.size(); }
-    // Every dependency is on an earlier instruction in program order (as derived dependencies
-    // and trace images always are), so the edges make no cycle.
-    bool backward_only() const { return backward_only_; }
 
 private:
     std::vector<uint32_t> dep_count_;
     std::vector<uint8_t> core_of_;
     std::vector<Engine> engine_of_;
     std::vector<uint32_t> off_, ids_;  // CSR: ids_[off_[d] .. off_[d + 1]) depend on d
-    bool backward_only_ = true;
 };
 
 }  // namespace bnsim

@@ -41,6 +41,11 @@ class Trace {
 public:
     std::string kernel;
     int num_cores = 1;
+    // Every instruction's deps hold its derived dependencies (derive_dependencies ran, or the
+    // trace was read back from an image of a derived trace). A kernel may leave them to its
+    // caller (RunConfig::generate derives them then): a command that screens many traces
+    // derives only those it schedules.
+    bool deps_derived = false;
 
     // Registers an HBM tensor; addresses are assigned contiguously, aligned to `align` bytes.
     uint32_t add_tensor(HbmTensor t, uint64_t align = 4096);

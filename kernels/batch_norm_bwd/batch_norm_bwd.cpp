@@ -64,8 +64,7 @@ public:
         for (const auto& L : layouts_)
             if (!L.shard.empty()) emit_core(L);
         number_queues();
-        derive_dependencies(out_.trace);
-        describe();
+        describe();  // the dependencies are the caller's to derive (RunConfig::generate)
         return std::move(out_);
     }
 

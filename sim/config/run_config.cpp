@@ -197,8 +197,10 @@ auto made(const RunConfig& c, Make&& make) -> decltype(make()) {
 
 }  // namespace
 
-GeneratedKernel RunConfig::generate() const {
-    return made(*this, [&] { return entry->generate(kernel_params, target()); });
+GeneratedKernel RunConfig::generate(Dependencies d) const {
+    GeneratedKernel g = made(*this, [&] { return entry->generate(kernel_params, target()); });
+    if (d == Dependencies::derived && !g.trace.deps_derived) derive_dependencies(g.trace);
+    return g;
 }
 
 std::shared_ptr<const GeneratedKernel> RunConfig::shared_kernel() const {

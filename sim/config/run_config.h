@@ -34,8 +34,12 @@ struct RunConfig {
     std::string resolved_json() const;
 
     KernelTarget target() const;
-    // A KernelError (an input the kernel rejects) is rethrown naming the run config file.
-    GeneratedKernel generate() const;
+    // A KernelError (an input the kernel rejects) is rethrown naming the run config file. The
+    // trace's dependencies are derived (what scheduling and simulation need), or with
+    // Dependencies::later left to the caller where the kernel leaves them (Trace::deps_derived):
+    // a command that screens many traces derives only those it schedules.
+    enum class Dependencies { derived, later };
+    GeneratedKernel generate(Dependencies d = Dependencies::derived) const;
     // The same, kept in this process's memory (kernels/trace_cache.h) with its reverse edges and
     // shared, not copied: the next request of this run config on this target (a fit's next
     // evaluation, a sensitivity scenario that keeps the target) takes it from there.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iomanip>
 #include <map>
+#include <mutex>
 #include <sstream>
 
 #include <cstdint>
@@ -58,10 +59,20 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     if (axes.empty()) axes = decision_axes_of(cfg);
     const auto grid = axes.empty() ? std::vector<GridPoint>{} : grid_points(axes, kMaxGridPoints, "--axis");
 
-    // Each grid point's config (parsed once) and its trace on the preset's target.
+    // Each grid point's config (parsed once) and its trace on the preset's target, its
+    // dependencies derived when a scenario first estimates it: most grid configs are only ever
+    // bounded (below), and deriving is most of making a trace.
     std::vector<std::optional<RunConfig>> gcfg(grid.size());
     std::vector<std::optional<GeneratedKernel>> gtrace(grid.size());
-    std::vector<std::optional<Dependents>> gdeps(grid.size());  // each trace's, for its estimates
+    std::vector<std::optional<Dependents>> gdeps(grid.size());
+    std::vector<std::once_flag> gderived(grid.size());
+    auto deps_of = [&](size_t g) -> const Dependents& {
+        std::call_once(gderived[g], [&] {
+            derive_dependencies(gtrace[g]->trace);  // writes only the deps, which bounds do not read
+            gdeps[g].emplace(gtrace[g]->trace);
+        });
+        return *gdeps[g];
+    };
     std::vector<std::string> gerror(grid.size());
     // On `jobs` threads (each grid point's config and trace are its own); the first grid value the
     // config rejects, in grid order, is the error (ConfigError: exit 2).
@@ -74,8 +85,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
             for (const auto& kv : grid[g].sets) origins[kv.first] = o.grid.empty() ? "decision axis" : "--axis";
             gcfg[g] = load_run_config(o.config, ov, origins);
             try {
-                gtrace[g] = gcfg[g]->generate();
-                gdeps[g].emplace(gtrace[g]->trace);
+                gtrace[g] = gcfg[g]->generate(RunConfig::Dependencies::later);
             } catch (const KernelError& e) {
                 gerror[g] = e.what();  // infeasible on the preset (e.g. over the SBUF budget)
             }
@@ -197,25 +207,25 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
         std::vector<double> group_best(n_groups, inf);
         for (const size_t g : order) {
             try {
-                std::optional<GeneratedKernel> gk;  // the grid config's trace on another target
-                std::optional<Dependents> gk_deps;
-                const Trace* trace = nullptr;
-                const Dependents* deps = nullptr;
-                if (c.target() == gcfg[g]->target()) {  // the grid config's own trace holds
-                    if (!gtrace[g]) continue;                  // infeasible on this target too
-                    trace = &gtrace[g]->trace;
-                    deps = &*gdeps[g];
-                } else {
+                const bool own = c.target() == gcfg[g]->target();  // the grid config's own trace holds
+                std::optional<GeneratedKernel> gk;                  // else its trace on this target
+                if (own && !gtrace[g]) continue;                    // infeasible on this target too
+                if (!own) {
                     RunConfig gc = *gcfg[g];
                     gc.hw = c.hw;
-                    gk = gc.generate();
-                    trace = &gk->trace;
-                    deps = &gk_deps.emplace(gk->trace);
+                    gk = gc.generate(RunConfig::Dependencies::later);
                 }
+                Trace& trace = own ? gtrace[g]->trace : gk->trace;
                 double beat = -inf;  // the estimate that would change a reported best
                 for (size_t k : groups_of[g]) beat = std::max(beat, group_best[k]);
-                const bool above = beat < inf && estimate_lower_bound_ns(c.hw, *trace, *deps, beat) > beat;
-                r.est_ns[g] = above ? inf : estimate_latency_ns(c.hw, *trace, *deps, beat);
+                if (beat < inf && estimate_lower_bound_ns(c.hw, trace, beat) > beat) {
+                    r.est_ns[g] = inf;
+                } else if (own) {
+                    r.est_ns[g] = estimate_latency_ns(c.hw, trace, deps_of(g), beat);
+                } else {
+                    derive_dependencies(trace);
+                    r.est_ns[g] = estimate_latency_ns(c.hw, trace, Dependents(trace), beat);
+                }
                 for (size_t k : groups_of[g]) group_best[k] = std::min(group_best[k], r.est_ns[g]);
             } catch (const KernelError&) {
                 continue;

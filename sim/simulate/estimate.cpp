@@ -97,12 +97,10 @@ double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Depende
     return schedule_list(trace, dependents, cost, ScheduleDetail::streams).est_end_ns + launch;
 }
 
-double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents,
-                               double stop_above) {
+double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, double stop_above) {
     constexpr double kNone = -std::numeric_limits<double>::infinity();
-    // A cycle stops the list scheduler short of the instructions in it; a negative table switch
-    // would make an engine's stream cheaper than its instructions' own costs.
-    if (!dependents.backward_only() || hw.act.table_switch_ns < 0) return kNone;
+    // A negative table switch would make an engine's stream cheaper than its instructions' own costs.
+    if (hw.act.table_switch_ns < 0) return kNone;
     const CostModel cost(hw);
     const double launch = hw.launch.fixed_ns;
     // Summed in program order, not the stream's: the two sums differ by rounding alone, at most
@@ -115,7 +113,7 @@ double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, const Dep
     for (const Instruction& in : trace.instructions()) {
         const double ns = cost.engine_ns(in);
         if (!(ns >= 0)) return kNone;
-        double& b = busy[dependents.core(in.id)][size_t(in.engine)];
+        double& b = busy[in.core][size_t(in.engine)];
         b += ns;
         if (b > most) {
             most = b;

@@ -93,14 +93,16 @@ SimResult estimate(const HwConfig& hw, const Trace& trace);
 double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents,
                            double stop_above = std::numeric_limits<double>::infinity());
 
-// A lower bound of that estimate, at the cost of pricing each instruction once (no schedule):
-// the list scheduler runs each engine's instructions one after another, each for at least its
-// cost-model time (an ACT table switch only adds to it), and every instruction's result comes
-// no sooner than its engine is done with it (all latencies are >= 0), so the estimate is at
-// least the busiest engine's summed time plus the launch. Once the bound passes stop_above it
-// stops adding and returns what it has (still a bound). -infinity where it cannot bound: a
-// dependency cycle, or a negative cost.
-double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents,
+// A lower bound of that estimate, at the cost of pricing each instruction once (no schedule, no
+// dependencies: the trace's may be still to derive): the list scheduler runs each engine's
+// instructions one after another, each for at least its cost-model time (an ACT table switch
+// only adds to it), and every instruction's result comes no sooner than its engine is done with
+// it (all latencies are >= 0), so the estimate is at least the busiest engine's summed time plus
+// the launch. That holds for every trace whose dependencies point to earlier instructions, as
+// derived ones and trace images' always do (a hand-made edge to a later instruction could close
+// a cycle, which the list scheduler leaves unscheduled). Once the bound passes stop_above it
+// stops adding and returns what it has (still a bound). -infinity for a negative cost.
+double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace,
                                double stop_above = std::numeric_limits<double>::infinity());
 
 // Adds each DMA queue's busy time (the union of its DMAs' [start, data end]) and DMA count to
