@@ -103,22 +103,33 @@ double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, double st
     if (hw.act.table_switch_ns < 0) return kNone;
     const CostModel cost(hw);
     const double launch = hw.launch.fixed_ns;
-    // Summed in program order, not the stream's: the two sums differ by rounding alone, at most
-    // n ulps of the sum, which the factor below takes off (n < 10^6 instructions: 10^-10).
+    // Each stream (a core's engine) summed in program order, not the scheduler's: the two sums
+    // differ by rounding alone, at most n ulps of the sum, which this factor takes off (n < 10^6
+    // instructions: 10^-10).
     constexpr double kRounding = 1 - 1e-9;
-    std::vector<std::array<double, kNumEngines>> busy(size_t(std::max(trace.num_cores, 1)));
-    for (auto& b : busy) b.fill(0.0);
-    double most = 0;
     const double stop_sum = (stop_above - launch) / kRounding;
-    for (const Instruction& in : trace.instructions()) {
-        const double ns = cost.engine_ns(in);
-        if (!(ns >= 0)) return kNone;
-        double& b = busy[in.core][size_t(in.engine)];
-        b += ns;
-        if (b > most) {
-            most = b;
-            if (most > stop_sum) break;  // already above: the rest only adds
+    // The streams' instructions (a byte or two read from each), then the streams one at a time,
+    // likeliest busiest first (its first instruction's cost times its length: a kernel's tiles
+    // repeat), each until its sum passes stop_above: a config ruled out is ruled out by pricing
+    // part of one stream, not the whole trace.
+    const size_t cores = size_t(std::max(trace.num_cores, 1));
+    std::vector<std::vector<uint32_t>> streams(cores * kNumEngines);
+    for (const Instruction& in : trace.instructions()) streams[size_t(in.core) * kNumEngines + size_t(in.engine)].push_back(in.id);
+    std::vector<std::pair<double, size_t>> order;  // (guessed sum, stream)
+    for (size_t s = 0; s < streams.size(); ++s)
+        if (!streams[s].empty())
+            order.emplace_back(cost.engine_ns(trace.instructions()[streams[s][0]]) * double(streams[s].size()), s);
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    double most = 0;
+    for (const auto& [guess, s] : order) {
+        double sum = 0;
+        for (uint32_t id : streams[s]) {
+            const double ns = cost.engine_ns(trace.instructions()[id]);
+            if (!(ns >= 0)) return kNone;
+            sum += ns;
+            if (sum > stop_sum) return sum * kRounding + launch;  // already above: the rest only adds
         }
+        most = std::max(most, sum);
     }
     return most * kRounding + launch;
 }
