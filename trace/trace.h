@@ -85,6 +85,11 @@ private:
 // does for an SPMD kernel; cores synchronise only through collectives such as sendrecv).
 // Replaces any existing deps.
 void derive_dependencies(Trace& trace);
+// The same unless the trace has them already (Trace::deps_derived: a kernel that derives its own,
+// a kept trace image).
+inline void ensure_dependencies(Trace& trace) {
+    if (!trace.deps_derived) derive_dependencies(trace);
+}
 
 // Summary counts used by reports and tests.
 struct TraceStats {

@@ -199,7 +199,7 @@ auto made(const RunConfig& c, Make&& make) -> decltype(make()) {
 
 GeneratedKernel RunConfig::generate(Dependencies d) const {
     GeneratedKernel g = made(*this, [&] { return entry->generate(kernel_params, target()); });
-    if (d == Dependencies::derived && !g.trace.deps_derived) derive_dependencies(g.trace);
+    if (d == Dependencies::derived) ensure_dependencies(g.trace);
     return g;
 }
 

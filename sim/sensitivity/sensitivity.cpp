@@ -68,7 +68,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     std::vector<std::once_flag> gderived(grid.size());
     auto deps_of = [&](size_t g) -> const Dependents& {
         std::call_once(gderived[g], [&] {
-            derive_dependencies(gtrace[g]->trace);  // writes only the deps, which bounds do not read
+            ensure_dependencies(gtrace[g]->trace);  // writes only the deps, which bounds do not read
             gdeps[g].emplace(gtrace[g]->trace);
         });
         return *gdeps[g];
@@ -223,7 +223,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
                 } else if (own) {
                     r.est_ns[g] = estimate_latency_ns(c.hw, trace, deps_of(g), beat);
                 } else {
-                    derive_dependencies(trace);
+                    ensure_dependencies(trace);
                     r.est_ns[g] = estimate_latency_ns(c.hw, trace, Dependents(trace), beat);
                 }
                 for (size_t k : groups_of[g]) group_best[k] = std::min(group_best[k], r.est_ns[g]);
