@@ -155,11 +155,12 @@ TEST_CASE("estimate_lower_bound_ns: the busiest stream's summed occupancy plus t
             RunConfig cfg = load_run_config(path, parse_overrides({f_tile, "memory.interleave=2"}));
             const GeneratedKernel k = cfg.generate();
             const Dependents deps(k.trace);
+            const std::vector<CoreStreams> program_order = schedule_program_order(k.trace).cores;
             for (const char* set : {"hardware.act.table_switch_ns=0", "hardware.act.table_switch_ns=1283",
                                     "hardware.dma.trigger_cycles=352", "hardware.engines.act.clock_ghz=0.7"}) {
                 INFO(set);
                 const HwConfig hw = load_run_config(path, parse_overrides({f_tile, "memory.interleave=2", set})).hw;
-                const double lb = estimate_lower_bound_ns(hw, k.trace);
+                const double lb = estimate_lower_bound_ns(hw, k.trace, program_order);
                 const double est = estimate_latency_ns(hw, k.trace, deps);
                 CHECK(lb <= est);
                 const Schedule s = schedule_list(k.trace, deps, CostModel(hw), ScheduleDetail::timeline);
@@ -177,7 +178,7 @@ TEST_CASE("estimate_lower_bound_ns: the busiest stream's summed occupancy plus t
                     CHECK(lb - hw.launch.fixed_ns <= busiest);
                 // Stopping early still bounds, and is above where it stopped if the whole is.
                 const double stop = (lb + hw.launch.fixed_ns) / 2;
-                const double early = estimate_lower_bound_ns(hw, k.trace, stop);
+                const double early = estimate_lower_bound_ns(hw, k.trace, program_order, stop);
                 CHECK(early <= lb);
                 CHECK(early > stop);
             }

@@ -22,6 +22,7 @@
 #include "sim/report/html_text.h"
 #include "sim/report/json_or_null.h"
 #include "sim/report/run_report.h"
+#include "sim/schedule/schedule.h"
 #include "configfile/input_file.h"
 #include "configfile/number_text.h"
 #include "sim/sensitivity/uncertain_params.h"
@@ -65,6 +66,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     std::vector<std::optional<RunConfig>> gcfg(grid.size());
     std::vector<std::optional<GeneratedKernel>> gtrace(grid.size());
     std::vector<std::optional<Dependents>> gdeps(grid.size());
+    std::vector<std::vector<CoreStreams>> gstreams(grid.size());  // each trace's, for its lower bounds
     std::vector<std::once_flag> gderived(grid.size());
     auto deps_of = [&](size_t g) -> const Dependents& {
         std::call_once(gderived[g], [&] {
@@ -86,6 +88,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
             gcfg[g] = load_run_config(o.config, ov, origins);
             try {
                 gtrace[g] = gcfg[g]->generate(RunConfig::Dependencies::later);
+                gstreams[g] = schedule_program_order(gtrace[g]->trace).cores;
             } catch (const KernelError& e) {
                 gerror[g] = e.what();  // infeasible on the preset (e.g. over the SBUF budget)
             }
@@ -218,7 +221,9 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
                 Trace& trace = own ? gtrace[g]->trace : gk->trace;
                 double beat = -inf;  // the estimate that would change a reported best
                 for (size_t k : groups_of[g]) beat = std::max(beat, group_best[k]);
-                if (beat < inf && estimate_lower_bound_ns(c.hw, trace, beat) > beat) {
+                std::vector<CoreStreams> made_here;  // a trace made on this target: its streams
+                const auto& streams = own ? gstreams[g] : (made_here = schedule_program_order(trace).cores);
+                if (beat < inf && estimate_lower_bound_ns(c.hw, trace, streams, beat) > beat) {
                     r.est_ns[g] = inf;
                 } else if (own) {
                     r.est_ns[g] = estimate_latency_ns(c.hw, trace, deps_of(g), beat);

@@ -97,7 +97,8 @@ double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Depende
     return schedule_list(trace, dependents, cost, ScheduleDetail::streams).est_end_ns + launch;
 }
 
-double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, double stop_above) {
+double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, const std::vector<CoreStreams>& streams,
+                               double stop_above) {
     constexpr double kNone = -std::numeric_limits<double>::infinity();
     // A negative table switch would make an engine's stream cheaper than its instructions' own costs.
     if (hw.act.table_switch_ns < 0) return kNone;
@@ -108,22 +109,19 @@ double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, double st
     // instructions: 10^-10).
     constexpr double kRounding = 1 - 1e-9;
     const double stop_sum = (stop_above - launch) / kRounding;
-    // The streams' instructions (a byte or two read from each), then the streams one at a time,
-    // likeliest busiest first (its first instruction's cost times its length: a kernel's tiles
-    // repeat), each until its sum passes stop_above: a config ruled out is ruled out by pricing
-    // part of one stream, not the whole trace.
-    const size_t cores = size_t(std::max(trace.num_cores, 1));
-    std::vector<std::vector<uint32_t>> streams(cores * kNumEngines);
-    for (const Instruction& in : trace.instructions()) streams[size_t(in.core) * kNumEngines + size_t(in.engine)].push_back(in.id);
-    std::vector<std::pair<double, size_t>> order;  // (guessed sum, stream)
-    for (size_t s = 0; s < streams.size(); ++s)
-        if (!streams[s].empty())
-            order.emplace_back(cost.engine_ns(trace.instructions()[streams[s][0]]) * double(streams[s].size()), s);
-    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    // The streams one at a time, likeliest busiest first (its first instruction's cost times its
+    // length: a kernel's tiles repeat), each until its sum passes stop_above: a config ruled out
+    // is ruled out by pricing part of one stream, not the whole trace.
+    std::vector<std::pair<double, const std::vector<uint32_t>*>> order;  // (guessed sum, stream)
+    for (const CoreStreams& core : streams)
+        for (const auto& stream : core)
+            if (!stream.empty())
+                order.emplace_back(cost.engine_ns(trace.instructions()[stream[0]]) * double(stream.size()), &stream);
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     double most = 0;
-    for (const auto& [guess, s] : order) {
+    for (const auto& [guess, stream] : order) {
         double sum = 0;
-        for (uint32_t id : streams[s]) {
+        for (uint32_t id : *stream) {
             const double ns = cost.engine_ns(trace.instructions()[id]);
             if (!(ns >= 0)) return kNone;
             sum += ns;

@@ -15,6 +15,7 @@
 #include "models/hw_config.h"
 #include "sim/schedule/schedule_policy.h"
 #include "trace/dependents.h"
+#include "trace/engine_streams.h"
 #include "trace/trace.h"
 
 namespace bnsim {
@@ -94,7 +95,9 @@ double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Depende
                            double stop_above = std::numeric_limits<double>::infinity());
 
 // A lower bound of that estimate, at the cost of pricing each instruction once (no schedule, no
-// dependencies: the trace's may be still to derive): the list scheduler runs each engine's
+// dependencies: the trace's may be still to derive). `streams` are the trace's engine streams in
+// program order (schedule_program_order(trace).cores: the same under every hardware, so a caller
+// bounding one trace under many makes them once). The list scheduler runs each engine's
 // instructions one after another, each for at least its cost-model time (an ACT table switch
 // only adds to it), and every instruction's result comes no sooner than its engine is done with
 // it (all latencies are >= 0), so the estimate is at least the busiest engine's summed time plus
@@ -102,7 +105,7 @@ double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Depende
 // derived ones and trace images' always do (a hand-made edge to a later instruction could close
 // a cycle, which the list scheduler leaves unscheduled). Once the bound passes stop_above it
 // stops adding and returns what it has (still a bound). -infinity for a negative cost.
-double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace,
+double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, const std::vector<CoreStreams>& streams,
                                double stop_above = std::numeric_limits<double>::infinity());
 
 // Adds each DMA queue's busy time (the union of its DMAs' [start, data end]) and DMA count to
