@@ -14,11 +14,10 @@ Dependents::Dependents(const Trace& trace) {
     // that turns them around then reads only that list.
     std::vector<uint32_t> edge_from;  // edge k: instruction edge_from[k] waits for edge_to[k]
     std::vector<uint32_t> edge_to;
-    std::vector<uint8_t>& core_of = core_of_;
-    core_of.resize(n);
+    core_of_.resize(n);
     engine_of_.resize(n);
     for (const auto& in : ins) {
-        core_of[in.id] = in.core;
+        core_of_[in.id] = in.core;
         engine_of_[in.id] = in.engine;
         for (uint32_t d : in.deps) {
             if (d >= n) throw std::logic_error("instruction " + std::to_string(in.id) + " depends on unknown id");
@@ -29,7 +28,7 @@ Dependents::Dependents(const Trace& trace) {
         }
     }
     for (size_t k = 0; k < edge_from.size(); ++k)
-        if (core_of[edge_from[k]] != core_of[edge_to[k]])
+        if (core_of_[edge_from[k]] != core_of_[edge_to[k]])
             throw std::logic_error("instruction " + std::to_string(edge_from[k]) + " depends on instruction " +
                                    std::to_string(edge_to[k]) + " of another core");
     for (size_t i = 0; i < n; ++i) off_[i + 1] += off_[i];

@@ -26,7 +26,6 @@ public:
     // here a byte each, where the 256-byte instruction is a cache line away from the last.
     uint8_t core(uint32_t id) const { return core_of_[id]; }
     Engine engine(uint32_t id) const { return engine_of_[id]; }
-    size_t size() const { return dep_count_.size(); }
 
 private:
     std::vector<uint32_t> dep_count_;
