@@ -28,8 +28,8 @@ void DmaEngine::push_lanes(const DmaRun& r, uint64_t lane_stride, Ticks visible)
     }
     // The run's descriptors share the first's place in its granule if the step between them is
     // whole granules: then all are whole stripes, or all inside one granule, if the first is
-    // (in that order of precedence, as Hbm::transfer tells them apart). A group's lanes share it
-    // likewise if the step between lanes is whole granules.
+    // (in that order of precedence, as Hbm::transfer tells them apart), and neither if it is
+    // neither. A group's lanes share it likewise if the step between lanes is whole granules.
     const Interleave& il = hbm_.interleave();
     HbmShape shape = HbmShape::any;
     if (r.first.hbm_bytes > 0 && (r.count == 1 || il.in_granule(r.stride) == 0) &&
@@ -38,6 +38,8 @@ void DmaEngine::push_lanes(const DmaRun& r, uint64_t lane_stride, Ticks visible)
             shape = HbmShape::stripes;
         else if (il.in_granule(r.first.hbm_addr) + r.first.hbm_bytes <= il.granule())
             shape = HbmShape::one_granule;
+        else
+            shape = HbmShape::partial;
     }
     descs.insert(Pending{r, visible, 0, 0.0, rule_.packet_rows(r.first.bytes, r.count), rule_.row_data_ns(r.first.bytes),
                          rule_.landing_ns(r.first), shape, lane_stride});
@@ -140,6 +142,7 @@ void DmaEngine::decide() {
         switch (p.hbm_shape) {
         case HbmShape::stripes: moved = hbm_.transfer_stripes(d.hbm_bytes, d.hbm_write, now); break;
         case HbmShape::one_granule: moved = hbm_.transfer_in_granule(d.hbm_addr, d.hbm_bytes, d.hbm_write, now); break;
+        case HbmShape::partial: moved = hbm_.transfer_partial(d.hbm_addr, d.hbm_bytes, d.hbm_write, now); break;
         default: moved = hbm_.transfer(d.hbm_addr, d.hbm_bytes, d.hbm_write, now);
         }
         done = std::max(done, moved);

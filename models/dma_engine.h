@@ -114,8 +114,9 @@ public:
     size_t queued() const { return queued_; }
 
 private:
-    // Every descriptor of a run is whole HBM stripes, or inside one granule, or either may vary.
-    enum class HbmShape : uint8_t { any, stripes, one_granule };
+    // Every descriptor of a run is whole HBM stripes, or inside one granule, or starts at one
+    // place in a granule and is neither (a row over some of the channels), or may vary.
+    enum class HbmShape : uint8_t { any, stripes, one_granule, partial };
     struct Pending {
         DmaRun run;  // its first descriptor is the queue's next
         Ticks visible;

@@ -2,9 +2,6 @@
 
 #include <algorithm>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace bnsim {
 
@@ -23,38 +20,10 @@ void Hbm::spread(double now_ns, double t) {
     for (size_t c = 0; c < C; ++c) free_at[c] = std::max(now_ns, free_at[c]) + t;
 }
 
-namespace {
-
-// `n` channels in a row each start their share's service (ns[i]) at max(now, their free time):
-// their ends as one channel at a time would make them (the same maximum and addition per
-// channel), and the latest end folded into `done` (a maximum: the order it is taken in does not
-// matter). Two channels per step where SSE2 is there (every x86-64).
-inline void serve_shares(double* __restrict free_at, const double* __restrict ns, uint64_t n, double now,
-                         double& done) {
-    uint64_t c = 0;
-#if defined(__SSE2__)
-    if (n >= 2) {
-        const __m128d vnow = _mm_set1_pd(now);
-        __m128d vdone = _mm_set1_pd(done);
-        for (; c + 2 <= n; c += 2) {
-            // max(f, now) is std::max(now, f) lane by lane: f when f > now, else now.
-            const __m128d end = _mm_add_pd(_mm_max_pd(_mm_loadu_pd(free_at + c), vnow), _mm_loadu_pd(ns + c));
-            _mm_storeu_pd(free_at + c, end);
-            vdone = _mm_max_pd(vdone, end);
-        }
-        alignas(16) double lanes[2];
-        _mm_store_pd(lanes, vdone);
-        done = std::max(lanes[0], lanes[1]);
-    }
-#endif
-    for (; c < n; ++c) {
-        const double end = std::max(now, free_at[c]) + ns[c];
-        free_at[c] = end;
-        done = std::max(done, end);
-    }
+void Hbm::unlevel() {
+    std::fill(free_at_.begin(), free_at_.end(), max_free_);
+    level_ = false;
 }
-
-}  // namespace
 
 const Hbm::SharePattern& Hbm::new_share_pattern(uint64_t head, uint32_t bytes) {
     // A transfer starting `head` bytes into granule 0 has its first share on channel 0, so
@@ -70,11 +39,7 @@ const Hbm::SharePattern& Hbm::new_share_pattern(uint64_t head, uint32_t bytes) {
 }
 
 void Hbm::partial_n(uint64_t addr, uint64_t stride, uint32_t bytes, double now_ns, size_t n, double* ends) {
-    if (level_) {
-        // Leaving the level state: every channel is free at max_free_.
-        std::fill(free_at_.begin(), free_at_.end(), max_free_);
-        level_ = false;
-    }
+    if (level_) unlevel();
     // Inside one granule (a narrow row): one channel, the whole transfer.
     if (il_.in_granule(addr) + bytes <= il_.granule()) {
         for (size_t k = 0; k < n; ++k, addr += stride) ends[k] = one_channel(addr, bytes, now_ns);

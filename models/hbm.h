@@ -11,6 +11,10 @@
 
 #include <systemc>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "models/hw_config.h"
 
 namespace bnsim {
@@ -89,6 +93,12 @@ public:
         (write ? bytes_written_ : bytes_read_) += bytes;
         return one_channel(addr, bytes, now_ns);
     }
+    // transfer() of bytes > 0 that is neither whole stripes nor inside one granule (a row over
+    // some of the channels): the shares, without telling the shapes apart again.
+    double transfer_partial(uint64_t addr, uint32_t bytes, bool write, double now_ns) {
+        (write ? bytes_written_ : bytes_read_) += bytes;
+        return spanning(addr, bytes, now_ns);
+    }
     const Interleave& interleave() const { return il_; }
     double latency_ns() const { return p_.latency_ns; }
 
@@ -144,6 +154,24 @@ private:
         partial_n(addr, 0, bytes, now_ns, 1, &end);
         return end;
     }
+    // One of them, known to span more than one granule: partial_n's loop for n = 1, inline.
+    double spanning(uint64_t addr, uint32_t bytes, double now_ns) {
+        if (level_) unlevel();
+        const SharePattern& p = share_pattern(il_.in_granule(addr), bytes);
+        const uint64_t c_first = il_.mod_channels(il_.granule_of(addr));
+        const uint64_t straight = std::min(p.touched, il_.channels() - c_first);
+        double done = now_ns;
+        serve_shares(free_at_.data() + c_first, p.ns.data(), straight, now_ns, done);
+        serve_shares(free_at_.data(), p.ns.data() + straight, p.touched - straight, now_ns, done);
+        max_free_ = std::max(max_free_, done);
+        return done;
+    }
+    // Leaves the level state: every channel is free at max_free_.
+    void unlevel();
+    // `n` channels in a row each start their share's service (ns[i]) at max(now, their free
+    // time): their ends as one channel at a time would make them, the latest folded into `done`.
+    static void serve_shares(double* __restrict free_at, const double* __restrict ns, uint64_t n, double now,
+                             double& done);
     // `n` of them, at addr, addr + stride, ... (stride whole granules), one after another.
     void partial_n(uint64_t addr, uint64_t stride, uint32_t bytes, double now_ns, size_t n, double* ends);
     // The service times of a transfer's shares, channel by channel from its first granule's: a
@@ -191,6 +219,34 @@ private:
     SharePattern pattern_;
     uint64_t bytes_read_ = 0, bytes_written_ = 0;
 };
+
+// The same maximum and addition per channel as one at a time; the latest end is a maximum, so
+// the order it is taken in does not matter. Two channels per step where SSE2 is there (every
+// x86-64).
+inline void Hbm::serve_shares(double* __restrict free_at, const double* __restrict ns, uint64_t n, double now,
+                       double& done) {
+    uint64_t c = 0;
+#if defined(__SSE2__)
+    if (n >= 2) {
+        const __m128d vnow = _mm_set1_pd(now);
+        __m128d vdone = _mm_set1_pd(done);
+        for (; c + 2 <= n; c += 2) {
+            // max(f, now) is std::max(now, f) lane by lane: f when f > now, else now.
+            const __m128d end = _mm_add_pd(_mm_max_pd(_mm_loadu_pd(free_at + c), vnow), _mm_loadu_pd(ns + c));
+            _mm_storeu_pd(free_at + c, end);
+            vdone = _mm_max_pd(vdone, end);
+        }
+        alignas(16) double lanes[2];
+        _mm_store_pd(lanes, vdone);
+        done = std::max(lanes[0], lanes[1]);
+    }
+#endif
+    for (; c < n; ++c) {
+        const double end = std::max(now, free_at[c]) + ns[c];
+        free_at[c] = end;
+        done = std::max(done, end);
+    }
+}
 
 template <class Fn>
 void Hbm::for_each_channel_share(uint64_t addr, uint64_t bytes, const Interleave& il, Fn&& fn) {
