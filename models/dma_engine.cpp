@@ -229,23 +229,27 @@ void DmaEngine::take_queue_histories(const DmaEngine& from) {
     }
 }
 
+void DmaEngine::take_decision_state(const DmaEngine& from) {
+    take_queue_histories(from);
+    front_ = from.front_;
+    active_ = from.active_;
+    next_queue_ = from.next_queue_;
+    next_active_ = from.next_active_;
+    queued_ = from.queued_;
+    busy_ = from.busy_;
+    next_ = from.next_;
+    next_ns_ = from.next_ns_;
+}
+
 void DmaEngine::take_lane_state(const DmaEngine& g, size_t k) {
-    // Only the group's busy queues hold runs; the lane's are empty (it was idle when it joined).
-    take_queue_histories(g);
+    // Only the group's busy queues hold runs; the lane's are empty (the group took them).
+    take_decision_state(g);
     for (uint16_t q : g.active_)
         queues_[q].descs.assign(g.queues_[q].descs, [k](Pending& p) {
             p.run.first.hbm_addr += k * p.lane_stride;
             p.run.first.engine = uint16_t(p.run.first.engine + k);
             p.lane_stride = 0;
         });
-    front_ = g.front_;
-    active_ = g.active_;
-    next_queue_ = g.next_queue_;
-    next_active_ = g.next_active_;
-    queued_ = g.queued_;
-    busy_ = g.busy_;
-    next_ = g.next_;
-    next_ns_ = g.next_ns_;
     busy_ns_ = g.lane_busy_ns_[k];
     descriptors_ = g.lane_descriptors_[k] + g.joined_descriptors_;
     bytes_ = g.lane_bytes_[k] + g.joined_bytes_;
@@ -253,24 +257,20 @@ void DmaEngine::take_lane_state(const DmaEngine& g, size_t k) {
 
 void DmaEngine::split() {
     for (size_t k = 0; k < lanes_.size(); ++k) lanes_[k]->take_lane_state(*this, k);
-    for (uint16_t q : active_) queues_[q].descs.clear();
-    std::fill(front_.begin(), front_.end(), kNever);
-    active_.clear();
-    queued_ = 0;
-    busy_ = false;
-    set_next(kNever);
+    make_empty();
     split_off_ = true;
 }
 
-bool DmaEngine::lanes_can_join(double settled_ns) const {
+bool DmaEngine::histories_alike(const QueueState& a, const QueueState& b, double settled_ns) {
     // A queue's last DMA holds back the next only until its ready_at; every decision still to
     // come is at settled_ns or later, so a queue state ready by then is as good as any other.
-    const auto alike = [settled_ns](const QueueState& a, const QueueState& b) {
-        const bool a_holds = a.started && a.ready_at > settled_ns + kTimeEpsNs;
-        const bool b_holds = b.started && b.ready_at > settled_ns + kTimeEpsNs;
-        if (!a_holds && !b_holds) return true;
-        return a.started == b.started && a.last_dma == b.last_dma && a.ready_at == b.ready_at;
-    };
+    const bool a_holds = a.started && a.ready_at > settled_ns + kTimeEpsNs;
+    const bool b_holds = b.started && b.ready_at > settled_ns + kTimeEpsNs;
+    if (!a_holds && !b_holds) return true;
+    return a.started == b.started && a.last_dma == b.last_dma && a.ready_at == b.ready_at;
+}
+
+bool DmaEngine::lanes_can_join(double settled_ns) const {
     const DmaEngine& first = *lanes_[0];
     const size_t nq = queues_.size();
     for (const DmaEngine* lane : lanes_) {
@@ -281,15 +281,11 @@ bool DmaEngine::lanes_can_join(double settled_ns) const {
     }
     for (const DmaEngine* lane : lanes_)
         for (size_t q = 0; q < nq; ++q)
-            if (!alike(lane->queues_[q], first.queues_[q])) return false;
+            if (!histories_alike(lane->queues_[q], first.queues_[q], settled_ns)) return false;
     return true;
 }
 
-void DmaEngine::join() {
-    const DmaEngine& first = *lanes_[0];
-    take_queue_histories(first);
-    next_queue_ = first.next_queue_;
-    find_next_active();
+void DmaEngine::take_lane_totals() {
     for (size_t k = 0; k < lanes_.size(); ++k) {
         lane_busy_ns_[k] = lanes_[k]->busy_ns_;
         lane_descriptors_[k] = lanes_[k]->descriptors_;
@@ -297,6 +293,79 @@ void DmaEngine::join() {
     }
     joined_descriptors_ = joined_bytes_ = 0;
     split_off_ = false;
+}
+
+void DmaEngine::join() {
+    const DmaEngine& first = *lanes_[0];
+    take_queue_histories(first);
+    next_queue_ = first.next_queue_;
+    find_next_active();
+    take_lane_totals();
+}
+
+bool DmaEngine::lanes_due_alike() const {
+    const DmaEngine& first = *lanes_[0];
+    const size_t nq = queues_.size();
+    const double settled_ns = first.next_ns_;  // the decision they are due at, the earliest to come
+    for (size_t k = 1; k < lanes_.size(); ++k) {
+        const DmaEngine& lane = *lanes_[k];
+        if (lane.next_ != first.next_ || lane.busy_ != first.busy_ || lane.queued_ != first.queued_ ||
+            lane.next_queue_ % nq != first.next_queue_ % nq || lane.active_ != first.active_)
+            return false;
+    }
+    for (uint16_t q : first.active_) {
+        const RunFifo& runs = first.queues_[q].descs;
+        for (size_t k = 1; k < lanes_.size(); ++k) {
+            const RunFifo& theirs = lanes_[k]->queues_[q].descs;
+            if (theirs.size() != runs.size()) return false;
+            for (size_t j = 0; j < runs.size(); ++j) {
+                const Pending& a = runs[j];
+                const Pending& b = theirs[j];
+                const DmaDescriptor& x = a.run.first;
+                const DmaDescriptor& y = b.run.first;
+                // Lane k's run k lane strides (lane 1's address less lane 0's) further in HBM.
+                const uint64_t lane_stride = lanes_[1]->queues_[q].descs[j].run.first.hbm_addr - x.hbm_addr;
+                if (y.dma != x.dma || y.engine != x.engine + k || y.queue != x.queue || y.bytes != x.bytes ||
+                    y.hbm_addr != x.hbm_addr + k * lane_stride || y.hbm_bytes != x.hbm_bytes ||
+                    y.hbm_write != x.hbm_write || y.sbuf_side != x.sbuf_side || b.run.count != a.run.count ||
+                    b.run.stride != a.run.stride || b.visible != a.visible || b.moved != a.moved ||
+                    b.packet_rows != a.packet_rows || b.row_data_ns != a.row_data_ns ||
+                    b.landing_ns != a.landing_ns || b.hbm_shape != a.hbm_shape)
+                    return false;
+            }
+        }
+    }
+    for (size_t k = 1; k < lanes_.size(); ++k)
+        for (size_t q = 0; q < nq; ++q)
+            if (!histories_alike(lanes_[k]->queues_[q], first.queues_[q], settled_ns)) return false;
+    return true;
+}
+
+void DmaEngine::rejoin() {
+    const DmaEngine& first = *lanes_[0];
+    take_decision_state(first);
+    for (uint16_t q : first.active_) {
+        RunFifo& runs = queues_[q].descs;
+        runs.assign(first.queues_[q].descs, [](Pending&) {});
+        for (size_t j = 0; j < runs.size(); ++j) {
+            Pending& p = runs[j];
+            p.lane_stride = lanes_.size() > 1 ? lanes_[1]->queues_[q].descs[j].run.first.hbm_addr - p.run.first.hbm_addr : 0;
+            // (No difference in effect: the run still has a descriptor to move, which lands after
+            // every one moved. Kept so the group's state is the lanes' latest.)
+            for (const DmaEngine* lane : lanes_) p.landed = std::max(p.landed, lane->queues_[q].descs[j].landed);
+        }
+    }
+    take_lane_totals();
+    for (DmaEngine* lane : lanes_) lane->make_empty();
+}
+
+void DmaEngine::make_empty() {
+    for (uint16_t q : active_) queues_[q].descs.clear();
+    std::fill(front_.begin(), front_.end(), kNever);
+    active_.clear();
+    queued_ = 0;
+    busy_ = false;
+    set_next(kNever);
 }
 
 }  // namespace bnsim

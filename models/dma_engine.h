@@ -22,7 +22,8 @@
 // order, as the lanes deciding one by one would; while every lane's descriptor ends at the same
 // time the lanes stay in step. When they do not (the HBM channels finish one lane later than
 // another), the group splits: its lanes take its state, each with its own addresses and times,
-// and decide on their own from then on (the scheduler joins them again when all are idle alike).
+// and decide on their own from then on. The scheduler joins them again when all are idle alike,
+// or due at one decision holding alike runs (lanes_due_alike).
 #include <algorithm>
 #include <cstdint>
 #include <cstddef>
@@ -96,6 +97,17 @@ public:
     bool lanes_can_join(double settled_ns) const;
     // Takes the lanes' (idle, alike) state: decides for them again.
     void join();
+    // Every lane due at the same decision, holding the same runs (lane k's k run strides further
+    // in HBM, each run its own stride) in the same place, with queue histories alike from then
+    // on: the lanes deciding one by one in lane order would decide as the group does. Lanes
+    // split by HBM contention are often due together again after waiting out a queue's
+    // occupancy or a DMA's arrival.
+    bool lanes_due_alike() const;
+    // Descriptors moved per lane in step since the group last took its lanes' state.
+    uint64_t in_step_descriptors() const { return joined_descriptors_; }
+    // Takes such lanes' state (each run's latest landing so far the latest of the lanes'): decides
+    // for them again; the lanes are left empty.
+    void rejoin();
     // The engine's next decision time (kNever: idle with nothing pushed).
     Ticks next() const { return next_; }
     // Makes the decision due at next(): starts a descriptor, or waits for a queue to be ready or
@@ -158,6 +170,10 @@ private:
                 runs_.insert(runs_.begin() + std::ptrdiff_t(at), p);
         }
 
+        size_t size() const { return runs_.size() - head_; }
+        Pending& operator[](size_t j) { return runs_[head_ + j]; }
+        const Pending& operator[](size_t j) const { return runs_[head_ + j]; }
+
         // Becomes a copy of o's runs, each then passed to fix(Pending&).
         template <class Fix>
         void assign(const RunFifo& o, Fix&& fix) {
@@ -190,8 +206,17 @@ private:
     // Each queue's history (whether it started a DMA, which one last, when it is ready for the
     // next) from `from`, which has as many queues; the runs queued stay as they are.
     void take_queue_histories(const DmaEngine& from);
+    // `from`'s queue histories and what its next decision depends on but its runs: which queues
+    // hold runs, their fronts' arrivals, the round-robin pointer, the next decision time.
+    void take_decision_state(const DmaEngine& from);
     // Takes `group`'s state as lane k of it.
     void take_lane_state(const DmaEngine& group, size_t k);
+    // The lanes' totals, taken when the group decides for them again.
+    void take_lane_totals();
+    // No runs queued, idle (a group whose lanes took its state, or a lane whose state its group took).
+    void make_empty();
+    // Queue histories that make no difference to decisions at settled_ns or later.
+    static bool histories_alike(const QueueState& a, const QueueState& b, double settled_ns);
     // The next decision time, and its time in ns, worked out now: the division is off the path
     // of the decision that needs it.
     void set_next(Ticks t) {

@@ -119,13 +119,23 @@ void DmaScheduler::push_alike(Block& b, const DmaRun& first, uint64_t lane_strid
     }
 }
 
+void DmaScheduler::note_split(Block& b) {
+    ++splits_count_;
+    b.grouped = false;
+    if (eager_ || b.group->in_step_descriptors() >= kWorthRejoining) {
+        b.backoff = 0;
+    } else {
+        b.backoff = std::min(2 * b.backoff + 1, kMaxBackoff);
+        b.skip = b.backoff;
+    }
+}
+
 void DmaScheduler::split_block(Block& b) {
     DmaEngine& g = *b.group;
     const Ticks t = order_.time(b.first);
     const uint64_t round = order_.key(b.first) >> 32;
     g.split();
-    ++splits_count_;
-    b.grouped = false;
+    note_split(b);
     const auto& lanes = g.lanes();
     // Each lane where the group was: due at its time, in its round, in engine order.
     for (size_t k = 0; k < lanes.size(); ++k) {
@@ -134,14 +144,36 @@ void DmaScheduler::split_block(Block& b) {
     }
 }
 
+void DmaScheduler::rejoin_if_alike(Block& b) {
+    // Cheap first: every lane due at the first's time, in its round (so no other engine's
+    // decision falls between theirs), before their states are compared.
+    DmaEngine& g = *b.group;
+    const size_t lanes = g.lanes().size();
+    const Ticks t = order_.time(b.first);
+    const uint64_t round = order_.key(b.first) >> 32;
+    for (size_t k = 1; k < lanes; ++k)
+        if (order_.time(b.first + k) != t || order_.key(b.first + k) >> 32 != round) return;
+    if (b.skip > 0) {
+        --b.skip;
+        return;
+    }
+    if (!g.lanes_due_alike()) return;
+    g.rejoin();
+    ++joins_count_;
+    ++due_joins_count_;
+    b.grouped = true;
+    deciding_[b.first] = &g;
+    // The group decides at the first lane's place (its time and round); the others' are empty.
+    for (size_t k = 1; k < lanes; ++k) order_.set(b.first + k, kNever);
+}
+
 Ticks DmaScheduler::split_off(size_t e, const DmaEngine& group) {
     // The lanes left step: each decides on its own from its next time. The first lane's place
     // is the group's; the others take theirs once the decision order is consistent again (the
     // group's place still holds the time and round it decided at).
     for (size_t b = 0; b < blocks_.size(); ++b)
         if (blocks_[b].first == e) {
-            ++splits_count_;
-            blocks_[b].grouped = false;
+            note_split(blocks_[b]);
             splits_.push_back(Split{b, order_.time(e), order_.key(e) >> 32});
         }
     const auto& lanes = group.lanes();
@@ -168,6 +200,9 @@ void DmaScheduler::advance() {
             if (t != kNever) arm(t);
             return;
         }
+        const size_t first = order_.first();
+        for (Block& b : blocks_)
+            if (!b.grouped && b.first == first) rejoin_if_alike(b);
         order_.decide_run([this](size_t e) {
             DmaEngine& who = *deciding_[e];
             who.decide();

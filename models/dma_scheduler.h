@@ -14,7 +14,9 @@
 // A core's engines are added as one block of lanes, decided by a lockstep group
 // (models/dma_engine.h) while every DMA queued on them gives each lane the same run; a DMA that
 // does not, or lanes whose descriptors end at different times, split the block into its engines,
-// which the scheduler joins again when a DMA alike on every lane finds them all idle alike. The
+// which the scheduler joins again when a DMA alike on every lane finds them all idle alike, or
+// when they are all due at one decision with alike runs (after waiting out a queue's occupancy
+// or a DMA's arrival together: lanes split by HBM contention mostly are). The
 // group decides at its first lane's place in the decision order (the other lanes' places are
 // empty meanwhile), where the lanes deciding one by one would have decided in engine order.
 #include <memory>
@@ -53,13 +55,28 @@ public:
     // How often a block split into its engines, and joined again (for tests).
     size_t splits() const { return splits_count_; }
     size_t joins() const { return joins_count_; }
+    // How many of those joins took lanes due alike (not idle): DmaEngine::lanes_due_alike.
+    size_t due_joins() const { return due_joins_count_; }
+    // Takes every chance to rejoin lanes due alike, however soon they split again (for tests:
+    // the most rejoins; decisions are the same either way).
+    void rejoin_eagerly() { eager_ = true; }
 
 private:
     struct Block {
         size_t first = 0;                  // the first engine's place in the decision order
         std::unique_ptr<DmaEngine> group;  // decides for the engines while grouped
         bool grouped = true;
+        // Rejoining costs a comparison and a copy of every lane's runs, and a group that splits
+        // again at once saves nothing (HBM contention may split it at every row): after such a
+        // group, the next `skip` chances to rejoin pass, twice as many each time it happens
+        // again. Which chances are taken changes only the time simulating, never a decision.
+        uint32_t backoff = 0, skip = 0;
     };
+    // Lanes in step for fewer descriptors than this before they split make their next rejoin wait.
+    static constexpr uint64_t kWorthRejoining = 32;
+    static constexpr uint32_t kMaxBackoff = 1024;
+    // The block's group just split: its rejoin backoff from how long its lanes stayed in step.
+    void note_split(Block& b);
     // A group split while deciding at (time, round): its lanes past the first take their places.
     struct Split {
         size_t block;
@@ -72,6 +89,9 @@ private:
     // Engine (or group) `who` at place e has a new next decision time.
     void moved(size_t e, const DmaEngine& who);
     void split_block(Block& b);
+    // The split block's lanes, the first of them next to decide, are due alike (DmaEngine::
+    // lanes_due_alike): the group decides for them again, at the first lane's place.
+    void rejoin_if_alike(Block& b);
     void push_alike(Block& b, const DmaRun& first, uint64_t lane_stride, Ticks reach);
     // The group at place e split while deciding: its lanes decide from now on; the first's next time.
     Ticks split_off(size_t e, const DmaEngine& group);
@@ -86,7 +106,8 @@ private:
     std::vector<Block> blocks_;
     std::vector<DmaEngine*> deciding_;  // [place in the order]: the engine or group deciding there
     std::vector<Split> splits_;
-    size_t splits_count_ = 0, joins_count_ = 0;
+    size_t splits_count_ = 0, joins_count_ = 0, due_joins_count_ = 0;
+    bool eager_ = false;
     DecisionOrder order_;  // the engines' next decisions, mirrored in decision order
     sc_core::sc_event wake_;
 };

@@ -4,7 +4,7 @@
 // descriptors and bytes per engine, the same HBM totals, to the last bit. Seeded DMAs, mostly
 // alike on every engine (as a [128, F] copy is), some on a few engines only or with one engine's
 // run different (the block splits), on HBM stacks slow enough that lanes leave step, and two
-// cores sharing a stack.
+// cores sharing a stack; grouped as bnsim runs them and rejoining lanes due alike at every chance.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -45,10 +45,12 @@ struct DmaEvents : DescriptorSinkIF {
     }
 };
 
-// One HBM stack and `cores` cores of DMA engines: grouped in blocks, or engine by engine.
+// One HBM stack and `cores` cores of DMA engines: grouped in blocks (rejoining lanes due alike
+// at every chance if `eager`), or engine by engine.
 struct World {
-    World(const std::string& name, const HwConfig& hw, size_t cores, bool grouped)
+    World(const std::string& name, const HwConfig& hw, size_t cores, bool grouped, bool eager = false)
         : rule(hw), hbm((name + "_hbm").c_str(), hw.hbm), sched((name + "_dma").c_str(), hw, hbm) {
+        if (eager) sched.rejoin_eagerly();
         const size_t n = size_t(hw.dma.engines_per_core);
         for (size_t c = 0; c < cores; ++c) {
             sbufs.push_back(std::make_unique<Sbuf>((name + "_sbuf" + std::to_string(c)).c_str(), hw.sbuf, 0));
@@ -83,8 +85,8 @@ struct World {
 // Pushes seeded DMAs to a grouped and an engine-by-engine world alike, from SystemC time.
 struct Driver : sc_core::sc_module {
     SC_HAS_PROCESS(Driver);
-    Driver(sc_core::sc_module_name name, const HwConfig& hw, World& a, World& b, size_t cores, uint32_t seed)
-        : sc_core::sc_module(name), hw_(hw), a_(a), b_(b), cores_(cores), rng_(seed) {
+    Driver(sc_core::sc_module_name name, const HwConfig& hw, World& a, World& b, World& c, size_t cores, uint32_t seed)
+        : sc_core::sc_module(name), hw_(hw), a_(a), b_(b), c_(c), cores_(cores), rng_(seed) {
         SC_THREAD(run);
     }
     void run() {
@@ -121,11 +123,13 @@ struct Driver : sc_core::sc_module {
             const double reach = sc_core::sc_time_stamp().to_seconds() * 1e9 + hw_.dma.dispatch_ns + double(rng_() % 50);
             a_.push(core, runs, reach);
             b_.push(core, runs, reach);
+            c_.push(core, runs, reach);
         }
     }
     const HwConfig& hw_;
     World& a_;
     World& b_;
+    World& c_;
     size_t cores_;
     std::mt19937 rng_;
 };
@@ -150,39 +154,47 @@ TEST_CASE("DMA lockstep groups: decisions equal the engines deciding one by one"
         hw.hbm.interleave_bytes = c.interleave;
         hws.push_back(hw);
     }
-    std::vector<std::unique_ptr<World>> grouped, plain;
+    std::vector<std::unique_ptr<World>> grouped, eager, plain;
     std::vector<std::unique_ptr<Driver>> drivers;
     for (size_t i = 0; i < hws.size(); ++i) {
         const std::string n = std::to_string(i);
         grouped.push_back(std::make_unique<World>("grouped" + n, hws[i], cases[i].cores, true));
+        eager.push_back(std::make_unique<World>("eager" + n, hws[i], cases[i].cores, true, true));
         plain.push_back(std::make_unique<World>("plain" + n, hws[i], cases[i].cores, false));
-        drivers.push_back(
-            std::make_unique<Driver>(("driver" + n).c_str(), hws[i], *grouped[i], *plain[i], cases[i].cores, uint32_t(i + 1)));
+        drivers.push_back(std::make_unique<Driver>(("driver" + n).c_str(), hws[i], *grouped[i], *eager[i], *plain[i],
+                                                   cases[i].cores, uint32_t(i + 1)));
     }
     test::leak_check_before_systemc_threads();  // hundreds of SystemC threads stay alive to exit
     sc_core::sc_start();
-    for (size_t i = 0; i < hws.size(); ++i) {
-        INFO("case " << i);
-        const World& g = *grouped[i];
-        const World& p = *plain[i];
-        for (size_t c = 0; c < cases[i].cores; ++c) {
-            CHECK(g.sinks[c]->events.size() == 2 * g.pushed.at(c));  // every DMA started and finished
-            CHECK(g.sinks[c]->events == p.sinks[c]->events);
-            for (size_t e = 0; e < g.engines[c].size(); ++e) {
-                CHECK(g.engines[c][e]->busy_ns() == p.engines[c][e]->busy_ns());
-                CHECK(g.engines[c][e]->descriptors() == p.engines[c][e]->descriptors());
-                CHECK(g.engines[c][e]->bytes() == p.engines[c][e]->bytes());
-                CHECK(g.engines[c][e]->queued() == 0);
+    size_t due_joins = 0, eager_due_joins = 0;
+    for (size_t i = 0; i < hws.size(); ++i)
+        for (const World* gw : {grouped[i].get(), eager[i].get()}) {
+            INFO("case " << i << (gw == eager[i].get() ? ", rejoining eagerly" : ""));
+            const World& g = *gw;
+            const World& p = *plain[i];
+            for (size_t c = 0; c < cases[i].cores; ++c) {
+                CHECK(g.sinks[c]->events.size() == 2 * g.pushed.at(c));  // every DMA started and finished
+                CHECK(g.sinks[c]->events == p.sinks[c]->events);
+                for (size_t e = 0; e < g.engines[c].size(); ++e) {
+                    CHECK(g.engines[c][e]->busy_ns() == p.engines[c][e]->busy_ns());
+                    CHECK(g.engines[c][e]->descriptors() == p.engines[c][e]->descriptors());
+                    CHECK(g.engines[c][e]->bytes() == p.engines[c][e]->bytes());
+                    CHECK(g.engines[c][e]->queued() == 0);
+                }
+                CHECK(g.sbufs[c]->dma_bytes_read() == p.sbufs[c]->dma_bytes_read());
+                CHECK(g.sbufs[c]->dma_bytes_written() == p.sbufs[c]->dma_bytes_written());
             }
-            CHECK(g.sbufs[c]->dma_bytes_read() == p.sbufs[c]->dma_bytes_read());
-            CHECK(g.sbufs[c]->dma_bytes_written() == p.sbufs[c]->dma_bytes_written());
+            CHECK(g.hbm.busy_ns() == p.hbm.busy_ns());
+            CHECK(g.hbm.bytes_read() == p.hbm.bytes_read());
+            CHECK(g.hbm.bytes_written() == p.hbm.bytes_written());
+            // Both ways were taken: blocks split (lanes out of step, or a DMA not alike on every
+            // engine) and joined again.
+            CHECK(g.sched.splits() > 0);
+            CHECK(g.sched.joins() > 0);
+            (gw == eager[i].get() ? eager_due_joins : due_joins) += g.sched.due_joins();
         }
-        CHECK(g.hbm.busy_ns() == p.hbm.busy_ns());
-        CHECK(g.hbm.bytes_read() == p.hbm.bytes_read());
-        CHECK(g.hbm.bytes_written() == p.hbm.bytes_written());
-        // Both ways were taken: blocks split (lanes out of step, or a DMA not alike on every
-        // engine) and joined again.
-        CHECK(g.sched.splits() > 0);
-        CHECK(g.sched.joins() > 0);
-    }
+    // Some joins took lanes due alike, not idle (after HBM contention had split them); rejoining
+    // eagerly, many more.
+    CHECK(due_joins > 0);
+    CHECK(eager_due_joins > 4 * due_joins);
 }
