@@ -90,6 +90,7 @@ void DmaEngine::decide() {
     const Ticks t = next_;
     const double now = next_ns_;
     busy_ = false;
+    shed_from_ = shed_to_ = 0;
     // Round-robin: the first ready queue at or after the pointer whose front has arrived (only
     // the queues holding descriptors need a look, in round-robin order from the pointer).
     const size_t na = active_.size();
@@ -155,7 +156,7 @@ void DmaEngine::decide() {
 void DmaEngine::decide_lanes(Ticks t, double now, size_t q, size_t i) {
     Pending& p = queues_[q].descs.front();
     DmaDescriptor& d = p.run.first;
-    const size_t n = lanes_.size();
+    const size_t n = in_group_;
     // Each lane's descriptor, in lane order, as the lanes deciding one after another at this
     // instant would reserve the channels.
     const double engine_end = now + (p.row_data_ns + rule_.packet_overhead_ns(p.moved - 1, p.packet_rows));
@@ -198,10 +199,27 @@ void DmaEngine::decide_lanes(Ticks t, double now, size_t q, size_t i) {
         end_decision(t, now, q, i, lanes_end, uint32_t(n));
         return;
     }
-    // Out of step: the lanes take the state as it is before this decision's end, and end it
-    // each with its own time, in lane order (the sink hears their runs in that order).
-    split();
-    for (size_t k = 0; k < n; ++k) lanes_[k]->finish(t, now, q, i, done[k], bytes);
+    // Out of step. The lanes ending with the first (a prefix, when each lane's shares queue
+    // behind the lanes' before it on the same channels) stay in the group if two or more; the
+    // others take the state as it is before this decision's end and end it each with its own
+    // time, after the group, in lane order (the sink hears their runs in that order).
+    size_t m = 1;
+    while (m < n && done[m] == done[0]) ++m;
+    if (m == 1) {
+        split();
+        for (size_t k = 0; k < n; ++k) lanes_[k]->finish(t, now, q, i, done[k], bytes);
+        return;
+    }
+    for (size_t k = m; k < n; ++k) lanes_[k]->take_lane_state(*this, k);
+    in_group_ = m;
+    shed_from_ = m;
+    shed_to_ = n;
+    const double moving = lanes_end - now;
+    for (size_t k = 0; k < m; ++k) lane_busy_ns_[k] += moving;
+    ++joined_descriptors_;
+    joined_bytes_ += bytes;
+    end_decision(t, now, q, i, lanes_end, uint32_t(m));
+    for (size_t k = m; k < n; ++k) lanes_[k]->finish(t, now, q, i, done[k], bytes);
 }
 
 void DmaEngine::make_group(std::vector<DmaEngine*> lanes) {
@@ -256,9 +274,11 @@ void DmaEngine::take_lane_state(const DmaEngine& g, size_t k) {
 }
 
 void DmaEngine::split() {
-    for (size_t k = 0; k < lanes_.size(); ++k) lanes_[k]->take_lane_state(*this, k);
+    shed_from_ = 0;
+    shed_to_ = in_group_;
+    for (size_t k = 0; k < in_group_; ++k) lanes_[k]->take_lane_state(*this, k);
     make_empty();
-    split_off_ = true;
+    in_group_ = 0;
 }
 
 bool DmaEngine::histories_alike(const QueueState& a, const QueueState& b, double settled_ns) {
@@ -287,12 +307,17 @@ bool DmaEngine::lanes_can_join(double settled_ns) const {
 
 void DmaEngine::take_lane_totals() {
     for (size_t k = 0; k < lanes_.size(); ++k) {
-        lane_busy_ns_[k] = lanes_[k]->busy_ns_;
-        lane_descriptors_[k] = lanes_[k]->descriptors_;
-        lane_bytes_[k] = lanes_[k]->bytes_;
+        if (k < in_group_) {  // the group's already: fold in what it counted for every lane
+            lane_descriptors_[k] += joined_descriptors_;
+            lane_bytes_[k] += joined_bytes_;
+        } else {
+            lane_busy_ns_[k] = lanes_[k]->busy_ns_;
+            lane_descriptors_[k] = lanes_[k]->descriptors_;
+            lane_bytes_[k] = lanes_[k]->bytes_;
+        }
     }
     joined_descriptors_ = joined_bytes_ = 0;
-    split_off_ = false;
+    in_group_ = lanes_.size();
 }
 
 void DmaEngine::join() {
@@ -304,18 +329,22 @@ void DmaEngine::join() {
 }
 
 bool DmaEngine::lanes_due_alike() const {
-    const DmaEngine& first = *lanes_[0];
+    // Compared with the group's state (lane 0's addresses, each run's lane stride its own) if it
+    // holds lanes, else with lane 0's (each run's lane stride lane 1's address less lane 0's).
+    const bool held = in_group_ > 0;
+    const DmaEngine& ref = held ? *this : *lanes_[0];
+    const size_t from = held ? in_group_ : 1;
     const size_t nq = queues_.size();
-    const double settled_ns = first.next_ns_;  // the decision they are due at, the earliest to come
-    for (size_t k = 1; k < lanes_.size(); ++k) {
+    const double settled_ns = ref.next_ns_;  // the decision they are due at, the earliest to come
+    for (size_t k = from; k < lanes_.size(); ++k) {
         const DmaEngine& lane = *lanes_[k];
-        if (lane.next_ != first.next_ || lane.busy_ != first.busy_ || lane.queued_ != first.queued_ ||
-            lane.next_queue_ % nq != first.next_queue_ % nq || lane.active_ != first.active_)
+        if (lane.next_ != ref.next_ || lane.busy_ != ref.busy_ || lane.queued_ != ref.queued_ ||
+            lane.next_queue_ % nq != ref.next_queue_ % nq || lane.active_ != ref.active_)
             return false;
     }
-    for (uint16_t q : first.active_) {
-        const RunFifo& runs = first.queues_[q].descs;
-        for (size_t k = 1; k < lanes_.size(); ++k) {
+    for (uint16_t q : ref.active_) {
+        const RunFifo& runs = ref.queues_[q].descs;
+        for (size_t k = from; k < lanes_.size(); ++k) {
             const RunFifo& theirs = lanes_[k]->queues_[q].descs;
             if (theirs.size() != runs.size()) return false;
             for (size_t j = 0; j < runs.size(); ++j) {
@@ -323,8 +352,7 @@ bool DmaEngine::lanes_due_alike() const {
                 const Pending& b = theirs[j];
                 const DmaDescriptor& x = a.run.first;
                 const DmaDescriptor& y = b.run.first;
-                // Lane k's run k lane strides (lane 1's address less lane 0's) further in HBM.
-                const uint64_t lane_stride = lanes_[1]->queues_[q].descs[j].run.first.hbm_addr - x.hbm_addr;
+                const uint64_t lane_stride = held ? a.lane_stride : lanes_[1]->queues_[q].descs[j].run.first.hbm_addr - x.hbm_addr;
                 if (y.dma != x.dma || y.engine != x.engine + k || y.queue != x.queue || y.bytes != x.bytes ||
                     y.hbm_addr != x.hbm_addr + k * lane_stride || y.hbm_bytes != x.hbm_bytes ||
                     y.hbm_write != x.hbm_write || y.sbuf_side != x.sbuf_side || b.run.count != a.run.count ||
@@ -335,28 +363,34 @@ bool DmaEngine::lanes_due_alike() const {
             }
         }
     }
-    for (size_t k = 1; k < lanes_.size(); ++k)
+    for (size_t k = from; k < lanes_.size(); ++k)
         for (size_t q = 0; q < nq; ++q)
-            if (!histories_alike(lanes_[k]->queues_[q], first.queues_[q], settled_ns)) return false;
+            if (!histories_alike(lanes_[k]->queues_[q], ref.queues_[q], settled_ns)) return false;
     return true;
 }
 
 void DmaEngine::rejoin() {
-    const DmaEngine& first = *lanes_[0];
-    take_decision_state(first);
-    for (uint16_t q : first.active_) {
-        RunFifo& runs = queues_[q].descs;
-        runs.assign(first.queues_[q].descs, [](Pending&) {});
-        for (size_t j = 0; j < runs.size(); ++j) {
-            Pending& p = runs[j];
-            p.lane_stride = lanes_.size() > 1 ? lanes_[1]->queues_[q].descs[j].run.first.hbm_addr - p.run.first.hbm_addr : 0;
-            // (No difference in effect: the run still has a descriptor to move, which lands after
-            // every one moved. Kept so the group's state is the lanes' latest.)
-            for (const DmaEngine* lane : lanes_) p.landed = std::max(p.landed, lane->queues_[q].descs[j].landed);
+    const size_t from = in_group_;  // lanes [from, n) join; if none was held, lane 0's state is taken
+    if (from == 0) {
+        const DmaEngine& first = *lanes_[0];
+        take_decision_state(first);
+        for (uint16_t q : first.active_) {
+            RunFifo& runs = queues_[q].descs;
+            runs.assign(first.queues_[q].descs, [](Pending&) {});
+            for (size_t j = 0; j < runs.size(); ++j)
+                runs[j].lane_stride = lanes_.size() > 1 ? lanes_[1]->queues_[q].descs[j].run.first.hbm_addr - runs[j].run.first.hbm_addr : 0;
         }
     }
+    // (No difference in effect: each run still has a descriptor to move, which lands after every
+    // one moved. Kept so the group's state is the lanes' latest.)
+    for (uint16_t q : active_) {
+        RunFifo& runs = queues_[q].descs;
+        for (size_t j = 0; j < runs.size(); ++j)
+            for (size_t k = from; k < lanes_.size(); ++k)
+                runs[j].landed = std::max(runs[j].landed, lanes_[k]->queues_[q].descs[j].landed);
+    }
     take_lane_totals();
-    for (DmaEngine* lane : lanes_) lane->make_empty();
+    for (size_t k = from; k < lanes_.size(); ++k) lanes_[k]->make_empty();
 }
 
 void DmaEngine::make_empty() {

@@ -89,7 +89,13 @@ public:
     void push_lanes(const DmaRun& r, uint64_t lane_stride, Ticks visible);
     // The last decide() left the lanes out of step: they now hold the group's state, each its
     // own, and decide on their own (the group is idle and empty until join()).
-    bool split_off() const { return split_off_; }
+    bool split_off() const { return is_group_ && in_group_ == 0; }
+    // How many lanes the group decides for (the first ones); the others decide on their own.
+    size_t lanes_in_group() const { return in_group_; }
+    // The lanes the last decide() left to decide on their own ([from, to), empty if none): every
+    // lane the group held when it split off, else those no longer in step with the first.
+    size_t shed_from() const { return shed_from_; }
+    size_t shed_to() const { return shed_to_; }
     // Hands the group's state to its lanes (before a DMA not alike on every lane is queued).
     void split();
     // Every lane idle, with queue histories that make no difference to decisions at settled_ns
@@ -97,16 +103,17 @@ public:
     bool lanes_can_join(double settled_ns) const;
     // Takes the lanes' (idle, alike) state: decides for them again.
     void join();
-    // Every lane due at the same decision, holding the same runs (lane k's k run strides further
-    // in HBM, each run its own stride) in the same place, with queue histories alike from then
-    // on: the lanes deciding one by one in lane order would decide as the group does. Lanes
+    // Every lane the group does not hold due at the group's decision (or, holding none, at the
+    // first lane's), holding the same runs (lane k's k lane strides further in HBM, each run its
+    // own stride) in the same place, with queue histories alike from then on: the lanes deciding
+    // one by one in lane order would decide as the group does. Lanes
     // split by HBM contention are often due together again after waiting out a queue's
     // occupancy or a DMA's arrival.
     bool lanes_due_alike() const;
     // Descriptors moved per lane in step since the group last took its lanes' state.
     uint64_t in_step_descriptors() const { return joined_descriptors_; }
-    // Takes such lanes' state (each run's latest landing so far the latest of the lanes'): decides
-    // for them again; the lanes are left empty.
+    // Takes such lanes (their state, if it held none; each run's latest landing so far the
+    // latest of the lanes'): decides for every lane again; the lanes taken are left empty.
     void rejoin();
     // The engine's next decision time (kNever: idle with nothing pushed).
     Ticks next() const { return next_; }
@@ -257,11 +264,12 @@ private:
     std::vector<double> lane_busy_ns_;
     std::vector<uint64_t> lane_descriptors_, lane_bytes_;
     uint64_t joined_descriptors_ = 0, joined_bytes_ = 0;
-    bool split_off_ = false;
+    size_t in_group_ = 0;               // lanes [0, in_group_) are decided by the group
+    size_t shed_from_ = 0, shed_to_ = 0;  // lanes the last decision left to decide on their own
     // A lane: its group and place in it.
     const DmaEngine* group_ = nullptr;
     size_t lane_ = 0;
-    bool grouped() const { return group_ && !group_->split_off_; }
+    bool grouped() const { return group_ && lane_ < group_->in_group_; }
 };
 
 }  // namespace bnsim

@@ -105,14 +105,16 @@ void DmaScheduler::push_alike(Block& b, const DmaRun& first, uint64_t lane_strid
         b.grouped = true;
         deciding_[b.first] = &g;
     }
+    size_t k = 0;  // the first lane the group does not hold
     if (b.grouped) {
         g.push_lanes(first, lane_stride, reach);
         moved(b.first, g);
-        return;
+        k = g.lanes_in_group();
     }
     const auto& lanes = g.lanes();
     DmaRun r = first;
-    for (size_t k = 0; k < lanes.size(); ++k, r.first.hbm_addr += lane_stride) {
+    r.first.hbm_addr += k * lane_stride;
+    for (; k < lanes.size(); ++k, r.first.hbm_addr += lane_stride) {
         r.first.engine = uint16_t(k);
         lanes[k]->push(r, reach);
         moved(lanes[k]->index(), *lanes[k]);
@@ -137,21 +139,24 @@ void DmaScheduler::split_block(Block& b) {
     g.split();
     note_split(b);
     const auto& lanes = g.lanes();
-    // Each lane where the group was: due at its time, in its round, in engine order.
-    for (size_t k = 0; k < lanes.size(); ++k) {
+    // Each lane the group held where the group was: due at its time, in its round, in engine order.
+    for (size_t k = g.shed_from(); k < g.shed_to(); ++k) {
         deciding_[b.first + k] = lanes[k];
         order_.place(b.first + k, t, round);
     }
 }
 
 void DmaScheduler::rejoin_if_alike(Block& b) {
-    // Cheap first: every lane due at the first's time, in its round (so no other engine's
-    // decision falls between theirs), before their states are compared.
+    // Cheap first: every lane the group does not hold due at the time of the first place's
+    // decision (the group's, or the first lane's), in its round (so no other engine's decision
+    // falls between theirs), before their states are compared.
     DmaEngine& g = *b.group;
     const size_t lanes = g.lanes().size();
+    const size_t from = std::max<size_t>(g.lanes_in_group(), 1);
+    if (from == lanes) return;
     const Ticks t = order_.time(b.first);
     const uint64_t round = order_.key(b.first) >> 32;
-    for (size_t k = 1; k < lanes; ++k)
+    for (size_t k = from; k < lanes; ++k)
         if (order_.time(b.first + k) != t || order_.key(b.first + k) >> 32 != round) return;
     if (b.skip > 0) {
         --b.skip;
@@ -163,22 +168,23 @@ void DmaScheduler::rejoin_if_alike(Block& b) {
     ++due_joins_count_;
     b.grouped = true;
     deciding_[b.first] = &g;
-    // The group decides at the first lane's place (its time and round); the others' are empty.
-    for (size_t k = 1; k < lanes; ++k) order_.set(b.first + k, kNever);
+    // The group decides at the first place (its time and round); the lanes' it took are empty.
+    for (size_t k = from; k < lanes; ++k) order_.set(b.first + k, kNever);
 }
 
-Ticks DmaScheduler::split_off(size_t e, const DmaEngine& group) {
-    // The lanes left step: each decides on its own from its next time. The first lane's place
-    // is the group's; the others take theirs once the decision order is consistent again (the
-    // group's place still holds the time and round it decided at).
+Ticks DmaScheduler::shed(size_t e, const DmaEngine& group) {
+    // Lanes left step: each decides on its own from its next time. If the group split off, the
+    // first lane's place is the group's; the others take theirs once the decision order is
+    // consistent again (the group's place still holds the time and round it decided at).
+    const size_t from = group.shed_from(), to = group.shed_to();
     for (size_t b = 0; b < blocks_.size(); ++b)
         if (blocks_[b].first == e) {
-            note_split(blocks_[b]);
-            splits_.push_back(Split{b, order_.time(e), order_.key(e) >> 32});
+            if (from == 0) note_split(blocks_[b]);
+            splits_.push_back(Split{b, order_.time(e), order_.key(e) >> 32, std::max<size_t>(from, 1), to});
         }
     const auto& lanes = group.lanes();
-    for (size_t k = 0; k < lanes.size(); ++k) deciding_[e + k] = lanes[k];
-    return lanes[0]->next();
+    for (size_t k = from; k < to; ++k) deciding_[e + k] = lanes[k];
+    return from == 0 ? lanes[0]->next() : group.next();
 }
 
 void DmaScheduler::arm(Ticks decision) {
@@ -202,16 +208,16 @@ void DmaScheduler::advance() {
         }
         const size_t first = order_.first();
         for (Block& b : blocks_)
-            if (!b.grouped && b.first == first) rejoin_if_alike(b);
+            if (b.first == first) rejoin_if_alike(b);
         order_.decide_run([this](size_t e) {
             DmaEngine& who = *deciding_[e];
             who.decide();
-            return who.split_off() ? split_off(e, who) : who.next();
+            return who.shed_to() > who.shed_from() ? shed(e, who) : who.next();
         });
         for (const Split& s : splits_) {
             const Block& b = blocks_[s.block];
             const auto& lanes = b.group->lanes();
-            for (size_t k = 1; k < lanes.size(); ++k) {
+            for (size_t k = s.from; k < s.to; ++k) {
                 const Ticks next = lanes[k]->next();
                 order_.place(b.first + k, next, next == s.time ? s.round + 1 : 0);
             }

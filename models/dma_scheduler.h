@@ -82,6 +82,7 @@ private:
         size_t block;
         Ticks time;
         uint64_t round;
+        size_t from, to;  // the lanes to place
     };
     void advance();
     void arm(Ticks decision);
@@ -93,8 +94,9 @@ private:
     // lanes_due_alike): the group decides for them again, at the first lane's place.
     void rejoin_if_alike(Block& b);
     void push_alike(Block& b, const DmaRun& first, uint64_t lane_stride, Ticks reach);
-    // The group at place e split while deciding: its lanes decide from now on; the first's next time.
-    Ticks split_off(size_t e, const DmaEngine& group);
+    // The group at place e left lanes to decide on their own while deciding (DmaEngine::shed_from):
+    // they decide from now on. The next time at place e: the group's, or if it split off, the first lane's.
+    Ticks shed(size_t e, const DmaEngine& group);
     // r's runs on the block's lanes alike but for their addresses, a fixed step apart (*stride).
     static bool alike_on_every_lane(const DmaRun* runs, size_t count, size_t lanes, uint64_t* stride);
 
