@@ -38,6 +38,38 @@ const Hbm::SharePattern& Hbm::new_share_pattern(uint64_t head, uint32_t bytes) {
     return p;
 }
 
+template <size_t Channels>
+double Hbm::repeat_lanes(double* __restrict gathered, const double* __restrict ns, double now, size_t n,
+                         double* ends, double latest) {
+#if defined(__SSE2__)
+    constexpr size_t kPairs = Channels / 2;
+    __m128d f[kPairs], share[kPairs];
+    for (size_t i = 0; i < kPairs; ++i) {
+        f[i] = _mm_loadu_pd(gathered + 2 * i);
+        share[i] = _mm_loadu_pd(ns + 2 * i);
+    }
+    for (size_t k = 1; k < n; ++k) {
+        __m128d done = _mm_set1_pd(now);
+        for (size_t i = 0; i < kPairs; ++i) {
+            f[i] = _mm_add_pd(f[i], share[i]);
+            done = _mm_max_pd(done, f[i]);
+        }
+        done = _mm_max_sd(done, _mm_unpackhi_pd(done, done));
+        ends[k] = _mm_cvtsd_f64(done);
+        latest = std::max(latest, ends[k]);
+    }
+    for (size_t i = 0; i < kPairs; ++i) _mm_storeu_pd(gathered + 2 * i, f[i]);
+#else
+    for (size_t k = 1; k < n; ++k) {
+        double done = now;
+        serve_shares(gathered, ns, Channels, now, done);
+        ends[k] = done;
+        latest = std::max(latest, done);
+    }
+#endif
+    return latest;
+}
+
 void Hbm::partial_n(uint64_t addr, uint64_t stride, uint32_t bytes, double now_ns, size_t n, double* ends) {
     if (level_) unlevel();
     // Inside one granule (a narrow row): one channel, the whole transfer.
@@ -49,16 +81,44 @@ void Hbm::partial_n(uint64_t addr, uint64_t stride, uint32_t bytes, double now_n
     const uint64_t channels = il_.channels();
     double* __restrict free_at = free_at_.data();
     double latest = max_free_;
-    for (size_t k = 0; k < n; ++k, addr += stride) {
+    // Transfers a whole number of stripes apart cover the same channels from the same first one
+    // (a lockstep group's lanes, as a [128, F] copy lays them out): after the first, each of
+    // those channels is busy past now, so max(now, its free time) is its free time, and each
+    // further transfer only adds its shares (repeat_lanes).
+    const bool same_channels = n > 1 && il_.mod_channels(il_.granule_of(stride)) == 0 && p.touched <= kGathered;
+    const size_t one_by_one = same_channels ? 1 : n;
+    const uint64_t c_first = il_.mod_channels(il_.granule_of(addr));
+    for (size_t k = 0; k < one_by_one; ++k, addr += stride) {
         // The channels from the first granule's on, in at most two straight runs (the walk wraps
         // once past the last channel).
-        const uint64_t c_first = il_.mod_channels(il_.granule_of(addr));
-        const uint64_t straight = std::min(p.touched, channels - c_first);
+        const uint64_t c = k == 0 ? c_first : il_.mod_channels(il_.granule_of(addr));
+        const uint64_t straight = std::min(p.touched, channels - c);
         double done = now_ns;
-        serve_shares(free_at + c_first, p.ns.data(), straight, now_ns, done);
+        serve_shares(free_at + c, p.ns.data(), straight, now_ns, done);
         serve_shares(free_at, p.ns.data() + straight, p.touched - straight, now_ns, done);
         ends[k] = done;
         latest = std::max(latest, done);
+    }
+    if (same_channels) {
+        const uint64_t straight = std::min(p.touched, channels - c_first);
+        const uint64_t wrapped = p.touched - straight;
+        double gathered[kGathered];  // the channels' free times in share order
+        std::copy(free_at + c_first, free_at + c_first + straight, gathered);
+        std::copy(free_at, free_at + wrapped, gathered + straight);
+        switch (p.touched) {  // the common counts with the free times held in registers
+        case 4: latest = repeat_lanes<4>(gathered, p.ns.data(), now_ns, n, ends, latest); break;
+        case 8: latest = repeat_lanes<8>(gathered, p.ns.data(), now_ns, n, ends, latest); break;
+        case 16: latest = repeat_lanes<16>(gathered, p.ns.data(), now_ns, n, ends, latest); break;
+        default:
+            for (size_t k = 1; k < n; ++k) {
+                double done = now_ns;
+                serve_shares(gathered, p.ns.data(), p.touched, now_ns, done);
+                ends[k] = done;
+                latest = std::max(latest, done);
+            }
+        }
+        std::copy(gathered, gathered + straight, free_at + c_first);
+        std::copy(gathered + straight, gathered + p.touched, free_at);
     }
     max_free_ = latest;
 }

@@ -172,6 +172,14 @@ private:
     // time): their ends as one channel at a time would make them, the latest folded into `done`.
     static void serve_shares(double* __restrict free_at, const double* __restrict ns, uint64_t n, double now,
                              double& done);
+    // serve_shares for transfers 1..n-1 on `Channels` channels (gathered), all busy past now (each
+    // only adds its shares), their ends into ends[k]; returns the latest of them and `latest`. The
+    // free times stay in registers from one transfer to the next.
+    template <size_t Channels>
+    static double repeat_lanes(double* __restrict gathered, const double* __restrict ns, double now, size_t n,
+                               double* ends, double latest);
+    // Transfers on more channels than this are served one by one (a stack has at most 32 in any preset).
+    static constexpr uint64_t kGathered = 64;
     // `n` of them, at addr, addr + stride, ... (stride whole granules), one after another.
     void partial_n(uint64_t addr, uint64_t stride, uint32_t bytes, double now_ns, size_t n, double* ends);
     // The service times of a transfer's shares, channel by channel from its first granule's: a
