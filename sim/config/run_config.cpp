@@ -237,10 +237,23 @@ Overrides parse_overrides(const std::vector<std::string>& args) {
     return out;
 }
 
-RunConfig load_run_config(const std::string& path, const Overrides& overrides, const OverrideOrigins& origins) {
+namespace {
+
+// The run configs this process has parsed, as trees, keyed by file and text: a sweep checks each
+// of its points' configs before running any and each point loads its own again, all from one
+// base file with different overrides, and yaml-cpp took 0.6M instructions to parse a 15-line
+// config. A copy has no line marks, so a copy that fails to load is not reported:
+// load_run_config loads the config again from its text, and that error names the line.
+RecentResults<YAML::Node, 4>& run_trees() {
+    static auto* trees = new RecentResults<YAML::Node, 4>;  // never destroyed, as loaded_hw_cache()
+    return *trees;
+}
+
+// The run config in `root` (the file's tree, which the overrides change).
+RunConfig load_run_config_tree(YAML::Node root, const std::string& path, const Overrides& overrides,
+                               const OverrideOrigins& origins) {
     RunConfig cfg;
     cfg.file = path;
-    YAML::Node root = load_yaml_file(path, "a YAML run config");
     auto run_src = std::make_shared<ConfigSource>();
     run_src->file = path;
     run_src->override_origin = origins;
@@ -362,6 +375,25 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
     cfg.config_json = canonical_json(root);
     cfg.hw_canonical = std::move(loaded.canonical);
     return cfg;
+}
+
+}  // namespace
+
+RunConfig load_run_config(const std::string& path, const Overrides& overrides, const OverrideOrigins& origins) {
+    const char* what = "a YAML run config";
+    const std::string text = read_yaml_text(path, what);
+    const std::string key = path + '\0' + text;
+    YAML::Node kept;
+    if (run_trees().find(key, kept)) {
+        try {
+            return load_run_config_tree(kept, path, overrides, origins);
+        } catch (const std::exception&) {
+            // reported below, from a fresh parse that knows the lines
+        }
+    }
+    YAML::Node root = parse_yaml_text(text, path, what);
+    run_trees().add(key, root);  // a copy, before the overrides
+    return load_run_config_tree(root, path, overrides, origins);
 }
 
 }  // namespace bnsim
