@@ -61,6 +61,13 @@ std::string jsonl_text(const Records& records) {
     return s;
 }
 
+// The same from each record's line, in the records' (id) order.
+std::string jsonl_text(const std::map<std::string, std::string>& lines) {
+    std::string s;
+    for (const auto& [id, line] : lines) s += line + "\n";
+    return s;
+}
+
 }  // namespace
 
 json sweep_meta(const SweepSpec& spec, const SweepPlan& plan, const SweepKernel& kernel, const std::string& shard) {
@@ -207,8 +214,8 @@ Records read_records(const std::string& dir) {
 
 namespace {
 
-void write_rows(const std::string& dir, const json& meta, const Records& records) {
-    OutputDir("--out", dir).write("results.jsonl", [&](std::ostream& o) { o << jsonl_text(records); });
+void write_rows(const std::string& dir, const json& meta, const Records& records, const std::string& jsonl) {
+    OutputDir("--out", dir).write("results.jsonl", [&](std::ostream& o) { o << jsonl; });
     const CsvLayout l = layout_of(meta, records);
     OutputDir("--out", dir).write("results.csv", [&](std::ostream& o) { o << csv_text(l, records); });
 }
@@ -221,7 +228,7 @@ void write_results(const std::string& dir, const json& meta, const Records& reco
     fs::create_directories(dir, ec);
     if (ec) throw UsageError("--out " + dir + ": cannot create the folder (" + ec.message() + ")");
     out.write("sweep.json", [&](std::ostream& o) { o << meta.dump(2) << "\n"; });
-    write_rows(dir, meta, records);
+    write_rows(dir, meta, records, jsonl_text(records));
 }
 
 ResultsDir::ResultsDir(std::string dir, json meta, bool resume) : dir_(std::move(dir)), meta_(std::move(meta)) {
@@ -254,7 +261,8 @@ ResultsDir::ResultsDir(std::string dir, json meta, bool resume) : dir_(std::move
     // Keep only records of this sweep's points (a resumed folder holds nothing else).
     OutputDir("--out", dir_).write("sweep.json", [&](std::ostream& o) { o << meta_.dump(2) << "\n"; });
     // Rewrite both files from the records, dropping a torn line, then stream onto them.
-    OutputDir("--out", dir_).write("results.jsonl", [&](std::ostream& o) { o << jsonl_text(records_); });
+    for (const auto& [id, r] : records_) lines_[id] = to_json(r).dump();
+    OutputDir("--out", dir_).write("results.jsonl", [&](std::ostream& o) { o << jsonl_text(lines_); });
     layout_ = layout_of(meta_, records_);
     header_written_ = !layout_.phases.empty();
     rewrite_csv();
@@ -283,7 +291,8 @@ void ResultsDir::rewrite_csv() {
 
 void ResultsDir::append(const SweepRecord& record) {
     records_[record.id] = record;
-    write_all(jsonl_fd_, to_json(record).dump() + "\n", dir_ + "/results.jsonl");
+    std::string& line = lines_[record.id] = to_json(record).dump();
+    write_all(jsonl_fd_, line + "\n", dir_ + "/results.jsonl");
     if (!header_written_ && record.ok()) {
         layout_.phases = phase_names(*record.run);
         header_written_ = true;
@@ -295,7 +304,7 @@ void ResultsDir::append(const SweepRecord& record) {
 }
 
 void ResultsDir::finalize() {
-    write_rows(dir_, meta_, records_);  // sweep.json already holds meta_ (written when opened)
+    write_rows(dir_, meta_, records_, jsonl_text(lines_));  // sweep.json already holds meta_ (written when opened)
     open_streams();
 }
 

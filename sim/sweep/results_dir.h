@@ -48,6 +48,9 @@ private:
     std::string dir_;
     nlohmann::ordered_json meta_;
     Records records_;
+    // Each record's JSONL line (without its newline), made once when it is appended or loaded:
+    // the sorted rewrite joins them instead of turning every record into JSON again.
+    std::map<std::string, std::string> lines_;
     CsvLayout layout_;
     bool header_written_ = false;
     int jsonl_fd_ = -1, csv_fd_ = -1, lock_fd_ = -1;
