@@ -121,9 +121,11 @@ void DmaScheduler::push_alike(Block& b, const DmaRun& first, uint64_t lane_strid
     }
 }
 
-void DmaScheduler::note_split(Block& b) {
-    ++splits_count_;
-    b.grouped = false;
+void DmaScheduler::note_split(Block& b, bool whole) {
+    if (whole) {
+        ++splits_count_;
+        b.grouped = false;
+    }
     if (eager_ || b.group->in_step_descriptors() >= kWorthRejoining) {
         b.backoff = 0;
     } else {
@@ -137,7 +139,7 @@ void DmaScheduler::split_block(Block& b) {
     const Ticks t = order_.time(b.first);
     const uint64_t round = order_.key(b.first) >> 32;
     g.split();
-    note_split(b);
+    note_split(b, true);
     const auto& lanes = g.lanes();
     // Each lane the group held where the group was: due at its time, in its round, in engine order.
     for (size_t k = g.shed_from(); k < g.shed_to(); ++k) {
@@ -179,7 +181,7 @@ Ticks DmaScheduler::shed(size_t e, const DmaEngine& group) {
     const size_t from = group.shed_from(), to = group.shed_to();
     for (size_t b = 0; b < blocks_.size(); ++b)
         if (blocks_[b].first == e) {
-            if (from == 0) note_split(blocks_[b]);
+            note_split(blocks_[b], from == 0);
             splits_.push_back(Split{b, order_.time(e), order_.key(e) >> 32, std::max<size_t>(from, 1), to});
         }
     const auto& lanes = group.lanes();

@@ -75,8 +75,9 @@ private:
     // Lanes in step for fewer descriptors than this before they split make their next rejoin wait.
     static constexpr uint64_t kWorthRejoining = 32;
     static constexpr uint32_t kMaxBackoff = 1024;
-    // The block's group just split: its rejoin backoff from how long its lanes stayed in step.
-    void note_split(Block& b);
+    // The block's group just split (`whole`: into all its lanes), or left some lanes to decide
+    // on their own: its rejoin backoff from how long its lanes stayed in step.
+    void note_split(Block& b, bool whole);
     // A group split while deciding at (time, round): its lanes past the first take their places.
     struct Split {
         size_t block;
