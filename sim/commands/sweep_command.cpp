@@ -118,9 +118,11 @@ void add_sweep_command(CLI::App& app) {
             [&](size_t i) { return to_json(run_point(plan.base, *todo[i])).dump(); },
             [&](size_t i, const JobResult& r) {
                 SweepRecord rec;
+                bool read_back = false;
                 if (r.kind == JobResult::Kind::done) {
                     try {  // a child's record that does not read back counts as its crash
                         rec = sweep_record_from_json(nlohmann::ordered_json::parse(r.payload), "point " + todo[i]->id);
+                        read_back = true;
                     } catch (const std::exception&) {
                         JobResult bad = r;
                         bad.kind = JobResult::Kind::crashed;
@@ -129,7 +131,11 @@ void add_sweep_command(CLI::App& app) {
                 } else {
                     rec = failure_record(*todo[i], r);
                 }
-                dir.append(rec);
+                // A record read back writes as the child wrote it (to_json reads back byte for byte).
+                if (read_back)
+                    dir.append(rec, r.payload);
+                else
+                    dir.append(rec);
                 progress.point_done(rec, params_label(todo[i]->params));
             },
             [] { return g_interrupted != 0; });

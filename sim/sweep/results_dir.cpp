@@ -289,10 +289,12 @@ void ResultsDir::rewrite_csv() {
     OutputDir("--out", dir_).write("results.csv", [&](std::ostream& o) { o << csv_text(layout_, records_); });
 }
 
-void ResultsDir::append(const SweepRecord& record) {
+void ResultsDir::append(const SweepRecord& record) { append(record, to_json(record).dump()); }
+
+void ResultsDir::append(const SweepRecord& record, std::string line) {
     records_[record.id] = record;
-    std::string& line = lines_[record.id] = to_json(record).dump();
     write_all(jsonl_fd_, line + "\n", dir_ + "/results.jsonl");
+    lines_[record.id] = std::move(line);
     if (!header_written_ && record.ok()) {
         layout_.phases = phase_names(*record.run);
         header_written_ = true;

@@ -42,6 +42,9 @@ public:
     const Records& records() const { return records_; }
     const nlohmann::ordered_json& meta() const { return meta_; }
     void append(const SweepRecord& record);
+    // The same with the record's JSONL line already made (to_json(record).dump(), as a child
+    // wrote it).
+    void append(const SweepRecord& record, std::string line);
     void finalize();  // the sorted rewrite
 
 private:
