@@ -59,6 +59,16 @@ struct DmaRun {
     uint64_t stride = 0;  // HBM address step from one descriptor to the next
 };
 
+// `lane` is `first` on the engine k after first's: the same descriptors, k * lane_stride further
+// in HBM (a DMA alike on every engine of a core, or one of a lockstep group's lanes).
+inline bool is_lane_run(const DmaRun& lane, const DmaRun& first, size_t k, uint64_t lane_stride) {
+    const DmaDescriptor& d = lane.first;
+    const DmaDescriptor& a = first.first;
+    return d.engine == a.engine + k && lane.count == first.count && lane.stride == first.stride && d.dma == a.dma &&
+           d.queue == a.queue && d.bytes == a.bytes && d.hbm_bytes == a.hbm_bytes && d.hbm_write == a.hbm_write &&
+           d.sbuf_side == a.sbuf_side && d.hbm_addr == a.hbm_addr + k * lane_stride;
+}
+
 // Calls fn(const DmaRun&) for the runs of a dma_copy: each engine's runs in row order, so
 // expanding them gives each engine the descriptors for_each_descriptor gives it, in its order
 // (engines interleave differently: an engine's queues do not see the others'). Throws as

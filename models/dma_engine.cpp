@@ -350,15 +350,9 @@ bool DmaEngine::lanes_due_alike() const {
             for (size_t j = 0; j < runs.size(); ++j) {
                 const Pending& a = runs[j];
                 const Pending& b = theirs[j];
-                const DmaDescriptor& x = a.run.first;
-                const DmaDescriptor& y = b.run.first;
-                const uint64_t lane_stride = held ? a.lane_stride : lanes_[1]->queues_[q].descs[j].run.first.hbm_addr - x.hbm_addr;
-                if (y.dma != x.dma || y.engine != x.engine + k || y.queue != x.queue || y.bytes != x.bytes ||
-                    y.hbm_addr != x.hbm_addr + k * lane_stride || y.hbm_bytes != x.hbm_bytes ||
-                    y.hbm_write != x.hbm_write || y.sbuf_side != x.sbuf_side || b.run.count != a.run.count ||
-                    b.run.stride != a.run.stride || b.visible != a.visible || b.moved != a.moved ||
-                    b.packet_rows != a.packet_rows || b.row_data_ns != a.row_data_ns ||
-                    b.landing_ns != a.landing_ns || b.hbm_shape != a.hbm_shape)
+                if (!is_lane_run(b.run, a.run, k, held ? a.lane_stride : derived_lane_stride(q, j)) ||
+                    b.visible != a.visible || b.moved != a.moved || b.packet_rows != a.packet_rows ||
+                    b.row_data_ns != a.row_data_ns || b.landing_ns != a.landing_ns || b.hbm_shape != a.hbm_shape)
                     return false;
             }
         }
@@ -377,8 +371,7 @@ void DmaEngine::rejoin() {
         for (uint16_t q : first.active_) {
             RunFifo& runs = queues_[q].descs;
             runs.assign(first.queues_[q].descs, [](Pending&) {});
-            for (size_t j = 0; j < runs.size(); ++j)
-                runs[j].lane_stride = lanes_.size() > 1 ? lanes_[1]->queues_[q].descs[j].run.first.hbm_addr - runs[j].run.first.hbm_addr : 0;
+            for (size_t j = 0; j < runs.size(); ++j) runs[j].lane_stride = derived_lane_stride(q, j);
         }
     }
     // (No difference in effect: each run still has a descriptor to move, which lands after every
@@ -391,6 +384,11 @@ void DmaEngine::rejoin() {
     }
     take_lane_totals();
     for (size_t k = from; k < lanes_.size(); ++k) lanes_[k]->make_empty();
+}
+
+uint64_t DmaEngine::derived_lane_stride(uint16_t q, size_t j) const {
+    if (lanes_.size() < 2) return 0;
+    return lanes_[1]->queues_[q].descs[j].run.first.hbm_addr - lanes_[0]->queues_[q].descs[j].run.first.hbm_addr;
 }
 
 void DmaEngine::make_empty() {

@@ -87,9 +87,6 @@ public:
     const std::vector<DmaEngine*>& lanes() const { return lanes_; }
     // Queues a run on every lane: lane k's descriptors start at r.first.hbm_addr + k * lane_stride.
     void push_lanes(const DmaRun& r, uint64_t lane_stride, Ticks visible);
-    // The last decide() left the lanes out of step: they now hold the group's state, each its
-    // own, and decide on their own (the group is idle and empty until join()).
-    bool split_off() const { return is_group_ && in_group_ == 0; }
     // How many lanes the group decides for (the first ones); the others decide on their own.
     size_t lanes_in_group() const { return in_group_; }
     // The lanes the last decide() left to decide on their own ([from, to), empty if none): every
@@ -222,6 +219,8 @@ private:
     void take_lane_totals();
     // No runs queued, idle (a group whose lanes took its state, or a lane whose state its group took).
     void make_empty();
+    // The HBM step from lane 0's j-th run on queue q to lane 1's (lanes holding alike runs).
+    uint64_t derived_lane_stride(uint16_t q, size_t j) const;
     // Queue histories that make no difference to decisions at settled_ns or later.
     static bool histories_alike(const QueueState& a, const QueueState& b, double settled_ns);
     // The next decision time, and its time in ns, worked out now: the division is off the path

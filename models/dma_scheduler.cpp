@@ -61,16 +61,10 @@ void DmaScheduler::push(DmaEngine& engine, const DmaRun& r, double reach_ns) {
 bool DmaScheduler::alike_on_every_lane(const DmaRun* runs, size_t count, size_t lanes, uint64_t* stride) {
     if (count != lanes || count == 0) return false;
     const DmaRun& a = runs[0];
+    if (a.first.engine != 0) return false;
     *stride = count > 1 ? runs[1].first.hbm_addr - a.first.hbm_addr : 0;
-    for (size_t k = 0; k < count; ++k) {
-        const DmaRun& r = runs[k];
-        const DmaDescriptor& d = r.first;
-        if (d.engine != k || r.count != a.count || r.stride != a.stride || d.dma != a.first.dma ||
-            d.queue != a.first.queue || d.bytes != a.first.bytes || d.hbm_bytes != a.first.hbm_bytes ||
-            d.hbm_write != a.first.hbm_write || d.sbuf_side != a.first.sbuf_side ||
-            d.hbm_addr != a.first.hbm_addr + k * *stride)
-            return false;
-    }
+    for (size_t k = 0; k < count; ++k)
+        if (!is_lane_run(runs[k], a, k, *stride)) return false;
     return true;
 }
 

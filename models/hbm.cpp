@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace bnsim {
 
 Hbm::Hbm(sc_core::sc_module_name name, const HbmParams& p)
@@ -89,15 +88,8 @@ void Hbm::partial_n(uint64_t addr, uint64_t stride, uint32_t bytes, double now_n
     const size_t one_by_one = same_channels ? 1 : n;
     const uint64_t c_first = il_.mod_channels(il_.granule_of(addr));
     for (size_t k = 0; k < one_by_one; ++k, addr += stride) {
-        // The channels from the first granule's on, in at most two straight runs (the walk wraps
-        // once past the last channel).
-        const uint64_t c = k == 0 ? c_first : il_.mod_channels(il_.granule_of(addr));
-        const uint64_t straight = std::min(p.touched, channels - c);
-        double done = now_ns;
-        serve_shares(free_at + c, p.ns.data(), straight, now_ns, done);
-        serve_shares(free_at, p.ns.data() + straight, p.touched - straight, now_ns, done);
-        ends[k] = done;
-        latest = std::max(latest, done);
+        ends[k] = serve_pattern(p, addr, now_ns);
+        latest = std::max(latest, ends[k]);
     }
     if (same_channels) {
         const uint64_t straight = std::min(p.touched, channels - c_first);

@@ -154,15 +154,10 @@ private:
         partial_n(addr, 0, bytes, now_ns, 1, &end);
         return end;
     }
-    // One of them, known to span more than one granule: partial_n's loop for n = 1, inline.
+    // One of them, known to span more than one granule: partial_n for n = 1, inline.
     double spanning(uint64_t addr, uint32_t bytes, double now_ns) {
         if (level_) unlevel();
-        const SharePattern& p = share_pattern(il_.in_granule(addr), bytes);
-        const uint64_t c_first = il_.mod_channels(il_.granule_of(addr));
-        const uint64_t straight = std::min(p.touched, il_.channels() - c_first);
-        double done = now_ns;
-        serve_shares(free_at_.data() + c_first, p.ns.data(), straight, now_ns, done);
-        serve_shares(free_at_.data(), p.ns.data() + straight, p.touched - straight, now_ns, done);
+        const double done = serve_pattern(share_pattern(il_.in_granule(addr), bytes), addr, now_ns);
         max_free_ = std::max(max_free_, done);
         return done;
     }
@@ -193,6 +188,17 @@ private:
     };
     const SharePattern& share_pattern(uint64_t head, uint32_t bytes) {
         return pattern_.head == head && pattern_.bytes == bytes ? pattern_ : new_share_pattern(head, bytes);
+    }
+    // A transfer of pattern p at addr: its channels from the first granule's on, in at most two
+    // straight runs (the walk wraps once past the last channel), each served (serve_shares).
+    // Returns its end. Not level_.
+    double serve_pattern(const SharePattern& p, uint64_t addr, double now_ns) {
+        const uint64_t c_first = il_.mod_channels(il_.granule_of(addr));
+        const uint64_t straight = std::min(p.touched, il_.channels() - c_first);
+        double done = now_ns;
+        serve_shares(free_at_.data() + c_first, p.ns.data(), straight, now_ns, done);
+        serve_shares(free_at_.data(), p.ns.data() + straight, p.touched - straight, now_ns, done);
+        return done;
     }
     const SharePattern& new_share_pattern(uint64_t head, uint32_t bytes);
     // A transfer inside one granule, per channel (not level_).
