@@ -90,8 +90,16 @@ std::string read_input_file(const std::string& path, const std::string& what, ui
     size_t got = 0;
     for (;;) {
         if (got == text.size()) {
-            // The file may have grown since fstat: read on, but never past the limit.
-            if (text.size() >= max_bytes + 1) break;
+            // The file may have grown since fstat: read on, but never past the limit. A small read
+            // first, so the usual end of file costs no buffer twice the file's size.
+            if (got > max_bytes) break;
+            char more[512];
+            const ssize_t n = read(f.fd, more, std::min<uint64_t>(sizeof more, max_bytes + 1 - got));
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) throw ConfigError(path + ": cannot read (" + std::strerror(errno) + "); expected " + what);
+            if (n == 0) break;
+            text.append(more, size_t(n));
+            got += size_t(n);
             text.resize(std::min<uint64_t>(max_bytes + 1, std::max<uint64_t>(4096, text.size() * 2)));
         }
         const ssize_t n = read(f.fd, &text[got], text.size() - got);

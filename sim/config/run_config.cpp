@@ -242,10 +242,12 @@ namespace {
 // The run configs this process has parsed, as trees, keyed by file and text: a sweep checks each
 // of its points' configs before running any and each point loads its own again, all from one
 // base file with different overrides, and yaml-cpp took 0.6M instructions to parse a 15-line
-// config. A copy has no line marks, so a copy that fails to load is not reported:
-// load_run_config loads the config again from its text, and that error names the line.
-RecentResults<YAML::Node, 4>& run_trees() {
-    static auto* trees = new RecentResults<YAML::Node, 4>;  // never destroyed, as loaded_hw_cache()
+// config. A fit's or calibrate's dataset names some 70 configs, each in turn at every
+// evaluation: the bound holds them all (a few KB each), where one of 4 kept none. A copy has no
+// line marks, so a copy that fails to load is not reported: load_run_config loads the config
+// again from its text, and that error names the line.
+RecentResults<YAML::Node, 256>& run_trees() {
+    static auto* trees = new RecentResults<YAML::Node, 256>;  // never destroyed, as loaded_hw_cache()
     return *trees;
 }
 
