@@ -1,6 +1,7 @@
 #include "models/hbm.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace bnsim {
 
@@ -32,7 +33,8 @@ const Hbm::SharePattern& Hbm::new_share_pattern(uint64_t head, uint32_t bytes) {
     p.head = head;
     p.bytes = bytes;
     p.touched = std::min<uint64_t>(il_.granule_of(head + bytes - 1) + 1, il_.channels());
-    p.ns.resize(p.touched);
+    // Zero shares past `touched` up to the register width repeat_lanes takes (kGathered at most).
+    p.ns.assign(std::max<uint64_t>(p.touched, lanes_width(p.touched)), 0.0);
     for_each_channel_share(head, bytes, il_, [&](size_t c, uint64_t b) { p.ns[c] = double(b) / chan_bw_; });
     return p;
 }
@@ -97,7 +99,11 @@ void Hbm::partial_n(uint64_t addr, uint64_t stride, uint32_t bytes, double now_n
         double gathered[kGathered];  // the channels' free times in share order
         std::copy(free_at + c_first, free_at + c_first + straight, gathered);
         std::copy(free_at, free_at + wrapped, gathered + straight);
-        switch (p.touched) {  // the common counts with the free times held in registers
+        // Up to 16 channels, the free times held in registers, padded to 4, 8 or 16 with channels
+        // never free (-inf) whose shares are 0: they never make a transfer's end.
+        const uint64_t width = lanes_width(p.touched);
+        std::fill(gathered + p.touched, gathered + width, -std::numeric_limits<double>::infinity());
+        switch (width) {
         case 4: latest = repeat_lanes<4>(gathered, p.ns.data(), now_ns, n, ends, latest); break;
         case 8: latest = repeat_lanes<8>(gathered, p.ns.data(), now_ns, n, ends, latest); break;
         case 16: latest = repeat_lanes<16>(gathered, p.ns.data(), now_ns, n, ends, latest); break;

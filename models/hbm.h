@@ -175,6 +175,9 @@ private:
                                double* ends, double latest);
     // Transfers on more channels than this are served one by one (a stack has at most 32 in any preset).
     static constexpr uint64_t kGathered = 64;
+    // The register width repeat_lanes takes for a transfer on `touched` channels: 4, 8 or 16, or
+    // `touched` itself past 16 (served without registers).
+    static uint64_t lanes_width(uint64_t touched) { return touched <= 4 ? 4 : touched <= 8 ? 8 : touched <= 16 ? 16 : touched; }
     // `n` of them, at addr, addr + stride, ... (stride whole granules), one after another.
     void partial_n(uint64_t addr, uint64_t stride, uint32_t bytes, double now_ns, size_t n, double* ends);
     // The service times of a transfer's shares, channel by channel from its first granule's: a
@@ -184,7 +187,7 @@ private:
         uint64_t head = ~uint64_t(0);
         uint32_t bytes = 0;
         uint64_t touched = 0;    // channels it covers
-        std::vector<double> ns;  // [touched]
+        std::vector<double> ns;  // [touched], then zeros up to lanes_width(touched)
     };
     const SharePattern& share_pattern(uint64_t head, uint32_t bytes) {
         return pattern_.head == head && pattern_.bytes == bytes ? pattern_ : new_share_pattern(head, bytes);
