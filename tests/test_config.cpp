@@ -205,3 +205,43 @@ TEST_CASE("parameters set by --set load as the preset edited to those values") {
         CHECK(hw_of(by_set) == hw_of(by_file));
     }
 }
+
+TEST_CASE("a run config loaded again with other hardware values equals one loaded afresh") {
+    // The second load of a file with the same run overrides reuses what the first parsed and
+    // loads only the hardware; the result must be the long way's, field by field.
+    auto path = test::write_temp_file("bnsim_test_config", "kept.yaml", seed("dtype: float32\n"));
+    const RunConfig first = load_run_config(path, parse_overrides({"shape.C=96", "hardware.hbm.latency_ns=150"}));
+    const RunConfig kept = load_run_config(path, parse_overrides({"shape.C=96", "hardware.hbm.latency_ns=200"}));
+    // The same overrides spelled so that no earlier load has them: parsed afresh.
+    const RunConfig fresh =
+        load_run_config(path, parse_overrides({"shape.C=1", "shape.C=96", "hardware.hbm.latency_ns=200"}));
+    CHECK(first.hw.hbm.latency_ns == 150);
+    CHECK(kept.hw.hbm.latency_ns == 200);
+    CHECK(kept.resolved_json() == fresh.resolved_json());
+    CHECK(kept.resolved_json() != first.resolved_json());
+    CHECK(kept.config_json == fresh.config_json);
+    CHECK(kept.hw_file == fresh.hw_file);
+    CHECK(kept.kernel == fresh.kernel);
+    CHECK(kept.entry == fresh.entry);
+    CHECK(kept.lnc == fresh.lnc);
+    CHECK(kept.target() == fresh.target());
+    const auto& kp = kernel_params<bn::Params>(kept.kernel_params);
+    CHECK(kp.shape.C == 96);
+    CHECK(kp.dtype == kernel_params<bn::Params>(fresh.kernel_params).dtype);
+    CHECK(kept.generate().trace.size() == fresh.generate().trace.size());
+}
+
+TEST_CASE("a run config loaded before is checked again against hardware of another target") {
+    // The kernel's section was checked for 128 partitions; with 64 it must be refused, not reused.
+    auto path = test::write_temp_file("bnsim_test_config", "target.yaml", seed());
+    CHECK(load_run_config(path).target().partitions == 128);
+    std::string e;
+    try {
+        load_run_config(path, parse_overrides({"hardware.sbuf.partitions=64"}));
+    } catch (const KernelError& k) {
+        e = k.what();
+    }
+    CHECK(e.find("the hardware has 64 partitions; expected at least 128") != std::string::npos);
+    CHECK(load_run_config(path, parse_overrides({"hardware.sbuf.usable_bytes_per_partition=196608"})).target().sbuf_usable_bytes ==
+          196608);
+}

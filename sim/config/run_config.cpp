@@ -251,43 +251,21 @@ RecentResults<YAML::Node, 256>& run_trees() {
     return *trees;
 }
 
-// The run config in `root` (the file's tree, which the overrides change).
-RunConfig load_run_config_tree(YAML::Node root, const std::string& path, const Overrides& overrides,
-                               const OverrideOrigins& origins) {
-    RunConfig cfg;
-    cfg.file = path;
-    auto run_src = std::make_shared<ConfigSource>();
-    run_src->file = path;
-    run_src->override_origin = origins;
-    Overrides hw_overrides;
-    for (const auto& [k, v] : overrides) {
-        if (k.rfind("hardware.", 0) == 0) {
-            hw_overrides.emplace_back(k.substr(9), v);
-            continue;
-        }
-        if (!root.IsMap()) break;  // reported below by ConfigNode
-        apply_override(root, k, v, run_src->origin_of(k) + " " + excerpt(k, 80) + "=" + excerpt(v));
-        run_src->overridden.insert(k);
-    }
-    ConfigNode top(root, "", run_src);
-
-    // Hardware preset, then its overrides.
-    const std::string hw_name = top.text("hardware", "trn2");
-    cfg.hw_file = resolve_hw_path(hw_name, path);
+// The hardware preset `hw_file` with `hw_overrides` set: parsed into parameters, or a kept copy.
+// `failed` reports a preset that cannot be read or parsed, and throws.
+template <class Failed>
+LoadedHw load_hw(const std::string& hw_file, const Overrides& hw_overrides, const OverrideOrigins& origins,
+                 Failed&& failed) {
     const char* hw_what = "a YAML hardware preset";
-    auto hw_failed = [&](const ConfigError& e) {
-        top.fail_at(top.node()["hardware"], "hardware",
-                    std::string("preset '") + hw_name + "' could not be loaded: " + e.what());
-    };
     std::string hw_text;
     try {
-        hw_text = read_yaml_text(cfg.hw_file, hw_what);
+        hw_text = read_yaml_text(hw_file, hw_what);
     } catch (const ConfigError& e) {
-        hw_failed(e);
+        failed(e);
     }
     // Keyed by the file's normal form: the configs of one folder and of another name one preset
     // by different paths.
-    const std::string hw_file_key = fs::path(cfg.hw_file).lexically_normal().string();
+    const std::string hw_file_key = fs::path(hw_file).lexically_normal().string();
     const std::string hw_key = loaded_hw_key(hw_file_key, hw_text, hw_overrides);
     LoadedHw loaded;
     if (!loaded_hw_cache().find(hw_key, loaded)) {
@@ -298,7 +276,7 @@ RunConfig load_run_config_tree(YAML::Node root, const std::string& path, const O
         // preset's own when no override names a cost row).
         auto derive = [&](YAML::Node hw_root, const Overrides& overrides) {
             auto hw_src = std::make_shared<ConfigSource>();
-            hw_src->file = cfg.hw_file;
+            hw_src->file = hw_file;
             hw_src->override_origin = origins;
             apply_hw_overrides(hw_root, overrides, *hw_src);
             ConfigNode hw(hw_root, "hardware", hw_src);
@@ -327,9 +305,9 @@ RunConfig load_run_config_tree(YAML::Node root, const std::string& path, const O
             }
             YAML::Node hw_root;
             try {
-                hw_root = parse_yaml_text(hw_text, cfg.hw_file, hw_what);
+                hw_root = parse_yaml_text(hw_text, hw_file, hw_what);
             } catch (const ConfigError& e) {
-                hw_failed(e);
+                failed(e);
             }
             preset_trees().add(tree_key, hw_root);  // before its overrides
             return derive(hw_root, overrides);
@@ -363,6 +341,56 @@ RunConfig load_run_config_tree(YAML::Node root, const std::string& path, const O
         if (!with_param_overrides(loaded)) loaded = derive_from_preset(hw_overrides);
         loaded_hw_cache().add(hw_key, loaded);
     }
+    return loaded;
+}
+
+// A run config as loaded, without its hardware (cfg.hw left empty), and the target its kernel
+// was parsed for.
+struct RunPart {
+    RunConfig cfg;
+    KernelTarget target;
+};
+RunPart kept_copy(const RunPart& v) { return v; }
+
+// The run configs this process has loaded, keyed by file, text and the overrides that are not
+// hardware.*: a fit loads each of its dataset's configs again at every evaluation with new
+// hardware values, sensitivity its one config some 50 ways, a sweep's worker the point its
+// parent checked. Checking the tree, parsing the kernel's section and making the canonical JSON
+// were most of such a load; now only the hardware is loaded again (a kept copy too, most often).
+// A kernel's section is parsed for a target (partitions, SBUF size...), so a kept part serves
+// only hardware with the same target.
+RecentResults<RunPart, 256>& run_parts() {
+    static auto* parts = new RecentResults<RunPart, 256>;  // never destroyed, as loaded_hw_cache()
+    return *parts;
+}
+
+// The run config in `root` (the file's tree, which the overrides change).
+RunConfig load_run_config_tree(YAML::Node root, const std::string& path, const Overrides& overrides,
+                               const OverrideOrigins& origins) {
+    RunConfig cfg;
+    cfg.file = path;
+    auto run_src = std::make_shared<ConfigSource>();
+    run_src->file = path;
+    run_src->override_origin = origins;
+    Overrides hw_overrides;
+    for (const auto& [k, v] : overrides) {
+        if (k.rfind("hardware.", 0) == 0) {
+            hw_overrides.emplace_back(k.substr(9), v);
+            continue;
+        }
+        if (!root.IsMap()) break;  // reported below by ConfigNode
+        apply_override(root, k, v, run_src->origin_of(k) + " " + excerpt(k, 80) + "=" + excerpt(v));
+        run_src->overridden.insert(k);
+    }
+    ConfigNode top(root, "", run_src);
+
+    // Hardware preset, then its overrides.
+    const std::string hw_name = top.text("hardware", "trn2");
+    cfg.hw_file = resolve_hw_path(hw_name, path);
+    LoadedHw loaded = load_hw(cfg.hw_file, hw_overrides, origins, [&](const ConfigError& e) {
+        top.fail_at(top.node()["hardware"], "hardware",
+                    std::string("preset '") + hw_name + "' could not be loaded: " + e.what());
+    });
     cfg.hw = std::move(loaded.hw);
 
     cfg.lnc = int(top.integer("lnc", 1, 2, 1));
@@ -385,17 +413,52 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
     const char* what = "a YAML run config";
     const std::string text = read_yaml_text(path, what);
     const std::string key = path + '\0' + text;
+    std::string part_key = key;
+    Overrides hw_overrides;
+    for (const auto& [k, v] : overrides) {
+        if (k.rfind("hardware.", 0) == 0) {
+            hw_overrides.emplace_back(k.substr(9), v);
+        } else {
+            part_key += '\0';
+            part_key += k;
+            part_key += '=';
+            part_key += v;
+        }
+    }
+    RunPart part;
+    if (run_parts().find(part_key, part)) {
+        try {
+            RunConfig cfg = std::move(part.cfg);
+            LoadedHw loaded = load_hw(cfg.hw_file, hw_overrides, origins, [](const ConfigError& e) { throw e; });
+            cfg.hw = std::move(loaded.hw);
+            cfg.hw_canonical = std::move(loaded.canonical);
+            if (cfg.target() == part.target) return cfg;
+        } catch (const std::exception&) {
+            // reported below, by the long way
+        }
+    }
+    RunConfig cfg;
     YAML::Node kept;
+    bool loaded = false;
     if (run_trees().find(key, kept)) {
         try {
-            return load_run_config_tree(kept, path, overrides, origins);
+            cfg = load_run_config_tree(kept, path, overrides, origins);
+            loaded = true;
         } catch (const std::exception&) {
             // reported below, from a fresh parse that knows the lines
         }
     }
-    YAML::Node root = parse_yaml_text(text, path, what);
-    run_trees().add(key, root);  // a copy, before the overrides
-    return load_run_config_tree(root, path, overrides, origins);
+    if (!loaded) {
+        YAML::Node root = parse_yaml_text(text, path, what);
+        run_trees().add(key, root);  // a copy, before the overrides
+        cfg = load_run_config_tree(root, path, overrides, origins);
+    }
+    part.cfg = cfg;
+    part.cfg.hw = HwConfig{};
+    part.cfg.hw_canonical.reset();
+    part.target = cfg.target();
+    run_parts().add(part_key, part);
+    return cfg;
 }
 
 }  // namespace bnsim
