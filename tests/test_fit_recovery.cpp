@@ -153,3 +153,59 @@ TEST_CASE("fit recovery: a value on its bound says so, and which way the data pu
     CHECK(q.params[0].at_bound.empty());
     CHECK(q.params[0].pull.empty());
 }
+
+TEST_CASE("fit: vectors asked for together give the result of asking for them one by one") {
+    // A real and an integer parameter, a response that fails in one band of the real one (as a
+    // simulation that deadlocks would), at budgets spent in the global sample and after it.
+    const auto model = [](const std::vector<double>& v) {
+        if (v[0] > 1500 && v[0] < 1600) throw std::runtime_error("p3: no result in this band");
+        std::vector<double> out;
+        for (size_t k = 0; k < 8; ++k) {
+            const double size = double(256 << (k % 4)), count = double(1 + k / 4);
+            out.push_back(count * (v[0] + size * 4.0 / v[1]) + std::max(0.0, 900 - v[0]) * 0.5);
+        }
+        return out;
+    };
+    const MeasuredSet set = recovery_points(8, [&](size_t k) { return model({640, 5})[k]; });
+    const std::vector<FitParam> params{recovery_param("x_ns", 100, 2000, 1000),
+                                       recovery_param("engines", 1, 16, 8, FitParam::Kind::integer)};
+    for (int budget : {1, 5, 13, 40, 0}) {
+        INFO("budget " << budget);
+        FitOptions o;
+        o.max_evals = budget;
+        size_t largest = 0, asked = 0;
+        const PointBatchModel together = [&](const std::vector<std::vector<double>>& vs) {
+            largest = std::max(largest, vs.size());
+            asked += vs.size();
+            std::vector<ModelOutcome> out(vs.size());
+            for (size_t k = 0; k < vs.size(); ++k) {
+                try {
+                    out[k].predictions = model(vs[k]);
+                } catch (const std::exception& e) {
+                    out[k].error = e.what();
+                }
+            }
+            return out;
+        };
+        const FitResult a = fit_parameters(set, params, model, o);
+        const FitResult b = fit_parameters(set, params, together, o);
+        CHECK(largest >= 2);
+        CHECK(a.evaluations == b.evaluations);
+        // Each evaluation asked for once (the start's, for the errors before the fit), then the
+        // fitted vector and one identifiability step per parameter.
+        CHECK(asked == size_t(b.evaluations) + 1 + params.size());
+        CHECK(a.stop_reason == b.stop_reason);
+        CHECK(a.rms_before == b.rms_before);
+        CHECK(a.rms_after == b.rms_after);
+        CHECK(a.mape_after == b.mape_after);
+        REQUIRE(a.params.size() == b.params.size());
+        for (size_t i = 0; i < a.params.size(); ++i) {
+            CHECK(a.params[i].value == b.params[i].value);
+            CHECK(a.params[i].interval_lo == b.params[i].interval_lo);
+            CHECK(a.params[i].interval_hi == b.params[i].interval_hi);
+            CHECK(a.params[i].at_bound == b.params[i].at_bound);
+            CHECK(a.identifiability[i].sensitivity_pct == b.identifiability[i].sensitivity_pct);
+            CHECK(a.identifiability[i].identifiable == b.identifiability[i].identifiable);
+        }
+    }
+}

@@ -36,5 +36,10 @@ Overrides point_overrides(const MeasuredPoint& p, const PredictOptions& o, const
 void check_points(const MeasuredSet& set, const PredictOptions& o);
 
 std::vector<Prediction> predict(const MeasuredSet& set, const PredictOptions& o, const Overrides& extra = {});
+// The same under each of `extras` at once ([k][i]: point i under extras[k]): one batch of child
+// processes for all of them, so a fit's independent evaluations share the workers (one
+// evaluation's longest simulation no longer leaves the others idle).
+std::vector<std::vector<Prediction>> predict_each(const MeasuredSet& set, const PredictOptions& o,
+                                                  const std::vector<Overrides>& extras);
 
 }  // namespace bnsim

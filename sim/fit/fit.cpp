@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <nlopt.h>
@@ -58,7 +59,7 @@ std::vector<double> snapped(const std::vector<FitParam>& ps, std::vector<double>
 // (snapped) vector is evaluated once: integer and flag dimensions revisit the same points often.
 class Objective {
 public:
-    Objective(const MeasuredSet& set, const std::vector<FitParam>& ps, const PointModel& model, int budget)
+    Objective(const MeasuredSet& set, const std::vector<FitParam>& ps, const PointBatchModel& model, int budget)
         : set_(set), ps_(ps), model_(model), budget_(budget) {}
 
     double operator()(const std::vector<double>& raw) {
@@ -66,16 +67,34 @@ public:
         const auto it = cache_.find(v);
         if (it != cache_.end()) return it->second;
         if (evals_ >= budget_) return std::numeric_limits<double>::infinity();
+        record(v, model_({v})[0]);
+        return cache_.at(v);
+    }
+    // Evaluates now, in one call of the model, what calling this with each of `raws` in turn
+    // would evaluate (the distinct vectors not yet evaluated, within the budget), recording them
+    // in that order: the calls that follow find them, and every count and best is as theirs.
+    void prefetch(const std::vector<std::vector<double>>& raws) {
+        std::vector<std::vector<double>> todo;
+        std::set<std::vector<double>> asked;
+        for (const auto& raw : raws) {
+            auto v = snapped(ps_, raw);
+            if (cache_.count(v) || asked.count(v)) continue;
+            if (evals_ + int(todo.size()) >= budget_) break;
+            asked.insert(v);
+            todo.push_back(std::move(v));
+        }
+        if (todo.empty()) return;
+        const std::vector<ModelOutcome> got = model_(todo);
+        for (size_t k = 0; k < todo.size(); ++k) record(todo[k], got[k]);
+    }
+    // Records `v` as evaluated with `got` (a model's outcome for it, made elsewhere).
+    void record(const std::vector<double>& v, const ModelOutcome& got) {
         ++evals_;
         double f = std::numeric_limits<double>::infinity();
-        try {
-            f = errors_of(set_, model_(v)).rms;
-        } catch (const std::exception& ex) {
-            failure_ = ex.what();
-        }
+        if (got.error.empty()) f = errors_of(set_, got.predictions).rms;
+        else failure_ = got.error;
         cache_.emplace(v, f);
         if (f < best_f_) best_f_ = f, best_ = v;
-        return f;
     }
     int evals() const { return evals_; }
     bool spent() const { return evals_ >= budget_; }
@@ -86,7 +105,7 @@ public:
 private:
     const MeasuredSet& set_;
     const std::vector<FitParam>& ps_;
-    const PointModel& model_;
+    const PointBatchModel& model_;
     int budget_;
     int evals_ = 0;
     std::string failure_;
@@ -94,6 +113,13 @@ private:
     double best_f_ = std::numeric_limits<double>::infinity();
     std::vector<double> best_;
 };
+
+// The predictions at one vector; a failure throws.
+std::vector<double> predictions_at(const PointBatchModel& model, const std::vector<double>& v) {
+    ModelOutcome o = model({v})[0];
+    if (!o.error.empty()) throw std::runtime_error(o.error);
+    return std::move(o.predictions);
+}
 
 // ---- the local stage: BOBYQA over the real dimensions, coordinate steps over the discrete ones --
 
@@ -182,6 +208,22 @@ std::vector<double> scan_values(const FitParam& p) {
 
 FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, const PointModel& model,
                          const FitOptions& o) {
+    const PointBatchModel one_by_one = [&model](const std::vector<std::vector<double>>& vs) {
+        std::vector<ModelOutcome> out(vs.size());
+        for (size_t k = 0; k < vs.size(); ++k) {
+            try {
+                out[k].predictions = model(vs[k]);
+            } catch (const std::exception& e) {
+                out[k].error = e.what();
+            }
+        }
+        return out;
+    };
+    return fit_parameters(set, std::move(params), one_by_one, o);
+}
+
+FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, const PointBatchModel& model,
+                         const FitOptions& o) {
     const unsigned n = unsigned(params.size());
     if (n == 0) throw ConfigError("--params: name at least one hardware parameter to fit");
     constexpr unsigned kMaxParams = 16;
@@ -189,7 +231,7 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
     FitResult res;
     std::vector<double> start(n);
     for (unsigned i = 0; i < n; ++i) start[i] = params[i].start;
-    const auto before = model(snapped(params, start));
+    const auto before = predictions_at(model, snapped(params, start));
     const Errors eb = errors_of(set, before);
     res.mape_before = eb.mape;
     res.rms_before = eb.rms;
@@ -199,21 +241,25 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
     const int global = 12 * int(n) + 8, local = 20 * int(n) + 10, starts = 3;
     const int budget = o.max_evals > 0 ? o.max_evals : global + starts * local;
     Objective f(set, params, model, budget);
+    if (budget > 0) f.record(snapped(params, start), {before, ""});  // the start, just evaluated
 
     // Global: the start and a Halton sample of the whole box (low discrepancy: no region of the
-    // ranges is left unvisited, as a local search from one start leaves them).
+    // ranges is left unvisited, as a local search from one start leaves them), evaluated together.
     struct Sample {
         double f;
         std::vector<double> v;
     };
     std::vector<Sample> samples{{f(start), snapped(params, start)}};
     const Halton halton(n, false);
-    for (int k = 1; k <= std::min(global, budget / 2) && !f.spent(); ++k) {
+    std::vector<std::vector<double>> sample_points;
+    for (int k = 1; k <= std::min(global, budget / 2); ++k) {
         std::vector<double> v(n);
         for (unsigned i = 0; i < n; ++i) v[i] = params[i].lo + halton.at(unsigned(k), i) * (params[i].hi - params[i].lo);
-        v = snapped(params, v);
-        samples.push_back({f(v), v});
+        sample_points.push_back(snapped(params, v));
     }
+    // At most half the budget after the start: every one of them is evaluated.
+    f.prefetch(sample_points);
+    for (const auto& v : sample_points) samples.push_back({f(v), v});
     std::stable_sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.f < b.f; });
     // Local: from the best samples that are apart from each other (a tenth of a range in some
     // parameter), so the refinements explore different basins.
@@ -264,6 +310,29 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
     res.interval_tolerance_pct = o.interval_tolerance_pct;
     const double limit = fbest + o.interval_tolerance_pct;
     Objective scan(set, params, model, std::numeric_limits<int>::max());
+    // Each parameter's values tried, with the fitted one at xs[c].
+    auto scan_grid = [&](unsigned i, size_t& c) {
+        std::vector<double> xs = scan_values(params[i]);
+        xs.push_back(best[i]);
+        std::sort(xs.begin(), xs.end());
+        xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+        c = size_t(std::find(xs.begin(), xs.end(), best[i]) - xs.begin());
+        return xs;
+    };
+    {
+        // Every scan's first step either way is taken whatever the others find: evaluated together.
+        std::vector<std::vector<double>> first_steps;
+        for (unsigned i = 0; i < n; ++i) {
+            size_t c = 0;
+            const std::vector<double> xs = scan_grid(i, c);
+            for (const size_t k : {c - 1, c + 1}) {
+                if (k >= xs.size()) continue;  // (c - 1 wraps when c = 0)
+                first_steps.push_back(best);
+                first_steps.back()[i] = xs[k];
+            }
+        }
+        scan.prefetch(first_steps);
+    }
     for (unsigned i = 0; i < n; ++i) {
         FitParam& p = params[i];
         auto at = [&](double x) {
@@ -271,11 +340,8 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
             v[i] = x;
             return scan(v);
         };
-        std::vector<double> xs = scan_values(p);
-        xs.push_back(best[i]);
-        std::sort(xs.begin(), xs.end());
-        xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
-        const size_t c = size_t(std::find(xs.begin(), xs.end(), best[i]) - xs.begin());
+        size_t c = 0;
+        const std::vector<double> xs = scan_grid(i, c);
         size_t l = c, h = c;
         while (l > 0 && at(xs[l - 1]) <= limit) --l;
         while (h + 1 < xs.size() && at(xs[h + 1]) <= limit) ++h;
@@ -298,7 +364,25 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
         p.interval_hi = hi_in;
     }
     res.evaluations = f.evals() + scan.evals();
-    const auto after = model(best);
+    // The fitted vector and each identifiability step from it (below), evaluated together.
+    std::vector<std::vector<double>> steps{best};
+    for (unsigned i = 0; i < n; ++i) {
+        auto v = best;
+        if (params[i].kind == FitParam::Kind::boolean) {
+            v[i] = 1 - best[i];
+        } else {
+            double h = 0.05 * (params[i].hi - params[i].lo);
+            if (params[i].kind == FitParam::Kind::integer) h = std::max(1.0, std::round(h));
+            v[i] = best[i] + h <= params[i].hi ? best[i] + h : best[i] - h;
+        }
+        steps.push_back(v);
+    }
+    const std::vector<ModelOutcome> stepped = model(steps);
+    auto predictions_of = [&](size_t k) {
+        if (!stepped[k].error.empty()) throw std::runtime_error(stepped[k].error);
+        return stepped[k].predictions;
+    };
+    const auto after = predictions_of(0);
     const Errors ea = errors_of(set, after);
     res.mape_after = ea.mape;
     res.rms_after = ea.rms;
@@ -309,15 +393,7 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
     // separated from them.
     std::vector<std::vector<double>> cols;
     for (unsigned i = 0; i < n; ++i) {
-        auto v = best;
-        if (params[i].kind == FitParam::Kind::boolean) {
-            v[i] = 1 - best[i];
-        } else {
-            double h = 0.05 * (params[i].hi - params[i].lo);
-            if (params[i].kind == FitParam::Kind::integer) h = std::max(1.0, std::round(h));
-            v[i] = best[i] + h <= params[i].hi ? best[i] + h : best[i] - h;
-        }
-        const auto moved = model(v);
+        const auto moved = predictions_of(i + 1);
         std::vector<double> c(set.points.size());
         double norm = 0;
         for (size_t k = 0; k < c.size(); ++k) {
@@ -356,24 +432,35 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
     return res;
 }
 
-PointModel bnsim_point_model(const MeasuredSet& set, const PredictOptions& options, const std::vector<FitParam>& params) {
+PointBatchModel bnsim_point_model(const MeasuredSet& set, const PredictOptions& options,
+                                  const std::vector<FitParam>& params) {
     PredictOptions po = options;
     po.engine_busy = false;  // the fit weighs each point's value alone
-    return [&set, po, params](const std::vector<double>& values) {
-        Overrides extra;
-        for (size_t i = 0; i < params.size(); ++i) {
-            std::ostringstream v;
-            v.precision(17);
-            if (params[i].kind == FitParam::Kind::boolean) v << (values[i] != 0 ? "true" : "false");
-            else if (params[i].kind == FitParam::Kind::integer) v << std::llround(values[i]);
-            else v << values[i];
-            extra.emplace_back("hardware." + params[i].name, v.str());
+    return [&set, po, params](const std::vector<std::vector<double>>& vectors) {
+        std::vector<Overrides> extras;
+        for (const auto& values : vectors) {
+            Overrides extra;
+            for (size_t i = 0; i < params.size(); ++i) {
+                std::ostringstream v;
+                v.precision(17);
+                if (params[i].kind == FitParam::Kind::boolean) v << (values[i] != 0 ? "true" : "false");
+                else if (params[i].kind == FitParam::Kind::integer) v << std::llround(values[i]);
+                else v << values[i];
+                extra.emplace_back("hardware." + params[i].name, v.str());
+            }
+            extras.push_back(std::move(extra));
         }
-        const auto pred = predict(set, po, extra);
-        std::vector<double> out;
-        for (size_t i = 0; i < pred.size(); ++i) {
-            if (!pred[i].ok) throw std::runtime_error(set.points[i].id + ": " + pred[i].error);
-            out.push_back(pred[i].value);
+        const auto preds = predict_each(set, po, extras);
+        std::vector<ModelOutcome> out(vectors.size());
+        for (size_t k = 0; k < vectors.size(); ++k) {
+            for (size_t i = 0; i < preds[k].size(); ++i) {
+                if (!preds[k][i].ok) {
+                    out[k].predictions.clear();
+                    out[k].error = set.points[i].id + ": " + preds[k][i].error;
+                    break;
+                }
+                out[k].predictions.push_back(preds[k][i].value);
+            }
         }
         return out;
     };

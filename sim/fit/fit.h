@@ -69,15 +69,28 @@ struct FitResult {
     std::vector<FitPoint> points;
 };
 
-// The objective as a function of parameter values: the predictions of every point (what `fit`
-// calls; tests substitute a model). A failed prediction throws.
+// The objective as a function of parameter values: the predictions of every point (tests
+// substitute a model). A failed prediction throws.
 using PointModel = std::function<std::vector<double>(const std::vector<double>& values)>;
+// The same for several parameter vectors at once (what `fit` calls: the vectors' simulations
+// share the workers): per vector, the predictions or why they failed.
+struct ModelOutcome {
+    std::vector<double> predictions;
+    std::string error;  // empty: the predictions hold
+};
+using PointBatchModel = std::function<std::vector<ModelOutcome>(const std::vector<std::vector<double>>& values)>;
 
+// The search asks for the vectors it knows it will need together (the global sample, each
+// interval scan's first steps, the identifiability steps) in one call; every result is the one
+// asking for them one by one gives.
+FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, const PointBatchModel& model,
+                         const FitOptions& o = {});
+// With a model of one vector at a time.
 FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, const PointModel& model,
                          const FitOptions& o = {});
 
 // The model that runs bnsim: each point predicted in a child with hardware.NAME=value set.
-PointModel bnsim_point_model(const MeasuredSet& set, const PredictOptions& po, const std::vector<FitParam>& params);
+PointBatchModel bnsim_point_model(const MeasuredSet& set, const PredictOptions& po, const std::vector<FitParam>& params);
 
 // Parses "NAME" or "NAME=LO:HI" (comma-separated lists allowed), names as `bnsim params` prints
 // them; the start value is the config's. Without LO:HI an estimate is fitted within its
