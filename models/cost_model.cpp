@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "models/act_reduce_registers.h"
+#include "trace/trace.h"
 
 namespace bnsim {
 
@@ -58,7 +59,8 @@ int cost_row_specificity(const CostEntry& r) {
            int(bool(r.dst_mem)) + int(bool(r.broadcasts)) + int(bool(r.accumulate)) + int(bool(r.readout));
 }
 
-CostModel::CostModel(const HwConfig& hw) : hw_(hw) {
+CostModel::CostModel(const HwConfig& hw, const CostRows* rows) : hw_(hw), rows_(rows) {
+    if (rows_) return;  // every lookup is in the trace's rows
     dtype_mask_.reserve(hw.costs.size());
     for (uint32_t i = 0; i < hw.costs.size(); ++i) {
         const CostEntry& r = hw.costs[i];
@@ -77,6 +79,10 @@ CostModel::CostModel(const HwConfig& hw) : hw_(hw) {
 
 // The same row as scanning the whole table for the most specific match (the first of equals).
 const CostEntry* CostModel::find(const Instruction& ins) const {
+    if (rows_) {
+        const uint32_t r = (*rows_)[ins.id];
+        return r == kNoCostRow ? nullptr : &hw_.costs[r];
+    }
     const auto& rows = candidates_[size_t(ins.engine)][size_t(ins.opcode)];
     if (rows.empty()) return nullptr;
     const uint8_t dt = dtype_bit(ins.cost_dtype());
@@ -138,6 +144,25 @@ double CostModel::sendrecv_ns(const Instruction& ins) const {
     const double bytes = ins.srcs.empty() ? 0.0 : double(ins.srcs[0].region.bytes());
     const double bw = sendrecv_uses_gpsimd_path(ins) ? hw_.link.gpsimd_dma_bandwidth_gbps : hw_.link.bandwidth_gbps;
     return hw_.link.latency_ns + bytes / bw;
+}
+
+CostRows cost_rows(const CostModel& cost, const Trace& trace) {
+    CostRows rows(trace.size(), kNoCostRow);
+    for (const auto& in : trace.instructions())
+        if (const CostEntry* r = cost.find(in)) rows[in.id] = uint32_t(r - cost.hw().costs.data());
+    return rows;
+}
+
+bool cost_keys_equal(const std::vector<CostEntry>& a, const std::vector<CostEntry>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const CostEntry &x = a[i], &y = b[i];
+        if (x.engine != y.engine || x.opcode != y.opcode || x.dtype != y.dtype || x.alu != y.alu || x.in != y.in ||
+            x.out != y.out || x.src_mem != y.src_mem || x.dst_mem != y.dst_mem || x.broadcasts != y.broadcasts ||
+            x.accumulate != y.accumulate || x.readout != y.readout)
+            return false;
+    }
+    return true;
 }
 
 }  // namespace bnsim

@@ -22,10 +22,22 @@
 
 namespace bnsim {
 
+class Trace;
+
+// The cost row of each instruction of one trace, by id, as CostModel::find picks it (kNoCostRow
+// where none matches). It holds for any hardware whose cost table has the same keys in the same
+// order (cost_keys_equal): what a sensitivity scenario changes is numbers, not keys. A caller
+// that estimates one trace under many hardware configs makes it once (cost_rows) instead of
+// matching every instruction against the table in every estimate.
+using CostRows = std::vector<uint32_t>;
+constexpr uint32_t kNoCostRow = ~uint32_t(0);
+
 class CostModel {
 public:
     // Indexes hw.costs by engine and opcode; the table must not change while the model lives.
-    explicit CostModel(const HwConfig& hw);
+    // With `rows` (the trace's, made from a table with the same keys), lookups take the row from
+    // there: only instructions of that trace may be priced.
+    explicit CostModel(const HwConfig& hw, const CostRows* rows = nullptr);
 
     const HwConfig& hw() const { return hw_; }
 
@@ -97,7 +109,14 @@ private:
     // Per row, a bit per DType: whether the row's `dtype` accepts that cost dtype ("any" or the
     // dtype's name), so a match needs no string compare.
     std::vector<uint8_t> dtype_mask_;
+    const CostRows* rows_ = nullptr;
 };
+
+// Each instruction's row under `cost` (see CostRows).
+CostRows cost_rows(const CostModel& cost, const Trace& trace);
+// Whether two cost tables have the same keys (engine, opcode, dtype and the operand keys), row by
+// row: then every instruction matches the same row in both.
+bool cost_keys_equal(const std::vector<CostEntry>& a, const std::vector<CostEntry>& b);
 
 // Whether a cost row's key matches an instruction, and how many key dimensions beyond engine
 // and opcode the row names.

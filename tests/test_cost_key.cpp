@@ -274,3 +274,38 @@ TEST_CASE("bnsim run says how much of each engine's busy time estimated cost row
         {"run", cfg, "--set", "hardware.costs.dve.stt.bf16.subtract_subtract.speed=1"});
     CHECK(bad_field.exit_code == 2);
 }
+
+TEST_CASE("cost rows found once price every instruction as the table does, under changed numbers too") {
+    const RunConfig c = load_run_config(std::string(BNSIM_SOURCE_DIR) + "/configs/default.yaml",
+                                        parse_overrides({"memory.f_tile=512", "memory.interleave=2"}));
+    const GeneratedKernel k = c.generate();
+    const CostRows rows = cost_rows(CostModel(c.hw), k.trace);
+    REQUIRE(rows.size() == k.trace.size());
+    // A scenario's table: every number changed, no key.
+    HwConfig changed = c.hw;
+    for (auto& r : changed.costs) {
+        r.cycles_per_elem *= 1.5;
+        r.fixed_cycles += 7;
+    }
+    REQUIRE(cost_keys_equal(c.hw.costs, changed.costs));
+    const CostModel plain(changed), from_rows(changed, &rows);
+    size_t priced = 0;
+    for (const auto& in : k.trace.instructions()) {
+        const CostEntry* want = plain.find(in);
+        CHECK(from_rows.find(in) == want);
+        CHECK(from_rows.engine_ns(in) == plain.engine_ns(in));
+        priced += want != nullptr;
+    }
+    CHECK(priced > k.trace.size() / 4);  // the compute instructions; DMAs have no row
+    // Keys that differ: a row's dtype, its ALU ops, the rows' order, a row fewer.
+    auto differs = [&](const std::function<void(std::vector<CostEntry>&)>& edit) {
+        std::vector<CostEntry> t = c.hw.costs;
+        edit(t);
+        return !cost_keys_equal(c.hw.costs, t);
+    };
+    CHECK(differs([](auto& t) { t[0].dtype = t[0].dtype == "any" ? "bfloat16" : "any"; }));
+    CHECK(differs([](auto& t) { t[1].alu = std::vector<AluOp>{AluOp::add}; }));
+    CHECK(differs([](auto& t) { std::swap(t[0], t[1]); }));
+    CHECK(differs([](auto& t) { t.pop_back(); }));
+    CHECK(differs([](auto& t) { t[2].broadcasts = 2; }));
+}

@@ -53,6 +53,10 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     // scenario on the preset's target plans this same trace.
     const GeneratedKernel base_kernel = cfg.generate();
     const Dependents base_deps(base_kernel.trace);
+    // Each trace estimated under many scenarios has its instructions' cost rows found once, on
+    // the preset's table; a scenario whose table has the same keys (every uncertain parameter
+    // changes a number, not a key) prices from them.
+    const CostRows base_rows = cost_rows(CostModel(cfg.hw), base_kernel.trace);
     const auto params = uncertain_params(cfg.hw, o.ranges);
     std::vector<GridAxis> axes = o.grid;
     // The default grid is tune's: the decisions' legal values for this config's inputs, so the
@@ -67,6 +71,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     std::vector<std::optional<GeneratedKernel>> gtrace(grid.size());
     std::vector<std::optional<Dependents>> gdeps(grid.size());
     std::vector<std::vector<CoreStreams>> gstreams(grid.size());  // each trace's, for its lower bounds
+    std::vector<CostRows> grows(grid.size());                      // each trace's cost rows
     std::vector<std::once_flag> gderived(grid.size());
     auto deps_of = [&](size_t g) -> const Dependents& {
         std::call_once(gderived[g], [&] {
@@ -89,6 +94,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
             try {
                 gtrace[g] = gcfg[g]->generate(RunConfig::Dependencies::later);
                 gstreams[g] = schedule_program_order(gtrace[g]->trace).cores;
+                grows[g] = cost_rows(CostModel(cfg.hw), gtrace[g]->trace);
             } catch (const KernelError& e) {
                 gerror[g] = e.what();  // infeasible on the preset (e.g. over the SBUF budget)
             }
@@ -193,10 +199,12 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
         Ranking& r = rank[si];
         RunConfig c = cfg;
         c.hw = hw_of(sc[si]);
+        const bool same_keys = cost_keys_equal(c.hw.costs, cfg.hw.costs);
         r.est_ns.assign(grid.size(), nan);
         try {
             if (c.target() == cfg.target()) {  // the config's own trace holds
-                r.choice_est_ns = estimate_latency_ns(c.hw, base_kernel.trace, base_deps);
+                r.choice_est_ns = estimate_latency_ns(c.hw, base_kernel.trace, base_deps, inf,
+                                                      same_keys ? &base_rows : nullptr);
                 r.choice = grid_label(axes, choice_values(base_kernel.summary, axes));
             } else {
                 const GeneratedKernel k = c.generate();
@@ -223,10 +231,11 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
                 for (size_t k : groups_of[g]) beat = std::max(beat, group_best[k]);
                 std::vector<CoreStreams> made_here;  // a trace made on this target: its streams
                 const auto& streams = own ? gstreams[g] : (made_here = schedule_program_order(trace).cores);
-                if (beat < inf && estimate_lower_bound_ns(c.hw, trace, streams, beat) > beat) {
+                const CostRows* rows = own && same_keys ? &grows[g] : nullptr;
+                if (beat < inf && estimate_lower_bound_ns(c.hw, trace, streams, beat, rows) > beat) {
                     r.est_ns[g] = inf;
                 } else if (own) {
-                    r.est_ns[g] = estimate_latency_ns(c.hw, trace, deps_of(g), beat);
+                    r.est_ns[g] = estimate_latency_ns(c.hw, trace, deps_of(g), beat, rows);
                 } else {
                     ensure_dependencies(trace);
                     r.est_ns[g] = estimate_latency_ns(c.hw, trace, Dependents(trace), beat);

@@ -83,8 +83,9 @@ SimResult estimate(const HwConfig& hw, const Trace& trace) {
     return res;
 }
 
-double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents, double stop_above) {
-    const CostModel cost(hw);
+double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents, double stop_above,
+                           const CostRows* rows) {
+    const CostModel cost(hw, rows);
     const double launch = hw.launch.fixed_ns;
     if (stop_above < std::numeric_limits<double>::infinity()) {
         // The pass stops once its end passes stop_above less the launch; the whole estimate is
@@ -98,11 +99,11 @@ double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Depende
 }
 
 double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, const std::vector<CoreStreams>& streams,
-                               double stop_above) {
+                               double stop_above, const CostRows* rows) {
     constexpr double kNone = -std::numeric_limits<double>::infinity();
     // A negative table switch would make an engine's stream cheaper than its instructions' own costs.
     if (hw.act.table_switch_ns < 0) return kNone;
-    const CostModel cost(hw);
+    const CostModel cost(hw, rows);
     const double launch = hw.launch.fixed_ns;
     // Each stream (a core's engine) summed in program order, not the scheduler's: the two sums
     // differ by rounding alone, at most n ulps of the sum, which this factor takes off (n < 10^6

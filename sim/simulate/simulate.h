@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "trace/execution_observer.h"
+#include "models/cost_model.h"
 #include "models/hw_config.h"
 #include "sim/schedule/schedule_policy.h"
 #include "trace/dependents.h"
@@ -91,8 +92,10 @@ SimResult estimate(const HwConfig& hw, const Trace& trace);
 // dependents built once by the caller (the same for every hardware). With stop_above, a ranking
 // that only needs the configs beating a latency already found: +infinity as soon as the
 // estimate is sure to be above stop_above, else the estimate.
+// `rows`: the trace's cost rows, made once for a table with the same keys (models/cost_model.h).
 double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Dependents& dependents,
-                           double stop_above = std::numeric_limits<double>::infinity());
+                           double stop_above = std::numeric_limits<double>::infinity(),
+                           const CostRows* rows = nullptr);
 
 // A lower bound of that estimate, at the cost of pricing each instruction once (no schedule, no
 // dependencies: the trace's may be still to derive). `streams` are the trace's engine streams in
@@ -106,7 +109,8 @@ double estimate_latency_ns(const HwConfig& hw, const Trace& trace, const Depende
 // a cycle, which the list scheduler leaves unscheduled). Once the bound passes stop_above it
 // stops adding and returns what it has (still a bound). -infinity for a negative cost.
 double estimate_lower_bound_ns(const HwConfig& hw, const Trace& trace, const std::vector<CoreStreams>& streams,
-                               double stop_above = std::numeric_limits<double>::infinity());
+                               double stop_above = std::numeric_limits<double>::infinity(),
+                               const CostRows* rows = nullptr);
 
 // Adds each DMA queue's busy time (the union of its DMAs' [start, data end]) and DMA count to
 // res.units (cores already sized) from res.timing (simulate() and estimate()).
