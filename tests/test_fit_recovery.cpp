@@ -209,3 +209,26 @@ TEST_CASE("fit: vectors asked for together give the result of asking for them on
         }
     }
 }
+
+TEST_CASE("fit: each interval edge is where the error crosses the limit, to the bisection's resolution") {
+    // Every prediction off by (a - 700) / 1000 relative: the RMS error is 100 |a - 700| / 1000
+    // percent, so the values within the limit are 700 -+ 10 (fitted error + tolerance), closed form.
+    const MeasuredSet set = recovery_points(4, [](size_t k) { return 1000.0 * double(k + 1); });
+    const auto model = [](const std::vector<double>& v) {
+        std::vector<double> out;
+        for (size_t k = 0; k < 4; ++k) out.push_back(1000.0 * double(k + 1) * (1 + (v[0] - 700) / 1000));
+        return out;
+    };
+    for (double tol : {0.25, 1.0, 3.3}) {
+        INFO("tolerance " << tol);
+        FitOptions o;
+        o.interval_tolerance_pct = tol;
+        const FitResult r = fit_parameters(set, {recovery_param("a", 0, 1600, 300)}, model, o);
+        const double half = 10 * (r.rms_after + tol), resolution = 1e-4 * 1600;
+        CHECK(r.params[0].interval_lo == Approx(700 - half).margin(resolution));
+        CHECK(r.params[0].interval_hi == Approx(700 + half).margin(resolution));
+        // The edges lie inside: their errors are within the limit.
+        CHECK(100 * std::fabs(r.params[0].interval_lo - 700) / 1000 <= r.rms_after + tol + 1e-9);
+        CHECK(100 * std::fabs(r.params[0].interval_hi - 700) / 1000 <= r.rms_after + tol + 1e-9);
+    }
+}

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -95,6 +96,11 @@ public:
         else failure_ = got.error;
         cache_.emplace(v, f);
         if (f < best_f_) best_f_ = f, best_ = v;
+    }
+    // The error at `raw` if it has been evaluated.
+    std::optional<double> known(const std::vector<double>& raw) const {
+        const auto it = cache_.find(snapped(ps_, raw));
+        return it == cache_.end() ? std::nullopt : std::optional<double>(it->second);
     }
     int evals() const { return evals_; }
     bool spent() const { return evals_ >= budget_; }
@@ -204,6 +210,40 @@ std::vector<double> scan_values(const FitParam& p) {
     return out;
 }
 
+// One edge of a value's interval: from the fitted value at xs[c], the values of xs one way
+// (dir -1: down, +1: up) while the error stays within `limit`, then, for a real parameter,
+// bisection towards the first value past it, to a ten-thousandth of the range (at most 20 halvings
+// of a sixteenth). `error_at` gives the error at a value, or nothing while it is not evaluated:
+// then the edge is not known yet.
+template <class ErrorAt>
+std::optional<double> interval_edge(const FitParam& p, const std::vector<double>& xs, size_t c, int dir, double limit,
+                                    ErrorAt&& error_at) {
+    size_t k = c;
+    bool past = false;  // stopped at a value above the limit (not at the end of xs)
+    for (;;) {
+        if (dir < 0 ? k == 0 : k + 1 >= xs.size()) break;
+        const size_t j = dir < 0 ? k - 1 : k + 1;
+        const std::optional<double> e = error_at(xs[j]);
+        if (!e) return std::nullopt;
+        if (!(*e <= limit)) {
+            past = true;
+            break;
+        }
+        k = j;
+    }
+    double in = xs[k];
+    if (p.kind == FitParam::Kind::real && past) {
+        const double resolution = 1e-4 * (p.hi - p.lo);
+        for (double out = dir < 0 ? xs[k - 1] : xs[k + 1]; dir < 0 ? in - out > resolution : out - in > resolution;) {
+            const double mid = 0.5 * (out + in);
+            const std::optional<double> e = error_at(mid);
+            if (!e) return std::nullopt;
+            (*e <= limit ? in : out) = mid;
+        }
+    }
+    return in;
+}
+
 }  // namespace
 
 FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, const PointModel& model,
@@ -310,58 +350,39 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
     res.interval_tolerance_pct = o.interval_tolerance_pct;
     const double limit = fbest + o.interval_tolerance_pct;
     Objective scan(set, params, model, std::numeric_limits<int>::max());
-    // Each parameter's values tried, with the fitted one at xs[c].
-    auto scan_grid = [&](unsigned i, size_t& c) {
-        std::vector<double> xs = scan_values(params[i]);
-        xs.push_back(best[i]);
-        std::sort(xs.begin(), xs.end());
-        xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
-        c = size_t(std::find(xs.begin(), xs.end(), best[i]) - xs.begin());
-        return xs;
-    };
-    {
-        // Every scan's first step either way is taken whatever the others find: evaluated together.
-        std::vector<std::vector<double>> first_steps;
+    // The parameters' scans, each side of each on its own, take their steps in rounds: a round
+    // replays every unfinished side over the errors known so far up to its first step not yet
+    // evaluated, then evaluates those steps together. Each side's steps depend only on its own
+    // results, so every side takes the steps it would alone, and the same vectors are evaluated.
+    std::vector<std::vector<double>> grid(n);
+    std::vector<size_t> at_best(n);
+    for (unsigned i = 0; i < n; ++i) {
+        grid[i] = scan_values(params[i]);
+        grid[i].push_back(best[i]);
+        std::sort(grid[i].begin(), grid[i].end());
+        grid[i].erase(std::unique(grid[i].begin(), grid[i].end()), grid[i].end());
+        at_best[i] = size_t(std::find(grid[i].begin(), grid[i].end(), best[i]) - grid[i].begin());
+    }
+    std::vector<std::optional<double>> lo_in(n), hi_in(n);
+    for (;;) {
+        std::vector<std::vector<double>> steps;
         for (unsigned i = 0; i < n; ++i) {
-            size_t c = 0;
-            const std::vector<double> xs = scan_grid(i, c);
-            for (const size_t k : {c - 1, c + 1}) {
-                if (k >= xs.size()) continue;  // (c - 1 wraps when c = 0)
-                first_steps.push_back(best);
-                first_steps.back()[i] = xs[k];
-            }
+            const auto known = [&](double x) -> std::optional<double> {
+                std::vector<double> v = best;
+                v[i] = x;
+                const std::optional<double> e = scan.known(v);
+                if (!e) steps.push_back(std::move(v));
+                return e;
+            };
+            if (!lo_in[i]) lo_in[i] = interval_edge(params[i], grid[i], at_best[i], -1, limit, known);
+            if (!hi_in[i]) hi_in[i] = interval_edge(params[i], grid[i], at_best[i], +1, limit, known);
         }
-        scan.prefetch(first_steps);
+        if (steps.empty()) break;
+        scan.prefetch(steps);
     }
     for (unsigned i = 0; i < n; ++i) {
-        FitParam& p = params[i];
-        auto at = [&](double x) {
-            std::vector<double> v = best;
-            v[i] = x;
-            return scan(v);
-        };
-        size_t c = 0;
-        const std::vector<double> xs = scan_grid(i, c);
-        size_t l = c, h = c;
-        while (l > 0 && at(xs[l - 1]) <= limit) --l;
-        while (h + 1 < xs.size() && at(xs[h + 1]) <= limit) ++h;
-        double lo_in = xs[l], hi_in = xs[h];
-        if (p.kind == FitParam::Kind::real) {
-            // Bisection to a ten-thousandth of the range (at most 20 halvings of a sixteenth).
-            const double resolution = 1e-4 * (p.hi - p.lo);
-            if (l > 0)
-                for (double out = xs[l - 1]; lo_in - out > resolution;) {
-                    const double mid = 0.5 * (out + lo_in);
-                    (at(mid) <= limit ? lo_in : out) = mid;
-                }
-            if (h + 1 < xs.size())
-                for (double out = xs[h + 1]; out - hi_in > resolution;) {
-                    const double mid = 0.5 * (out + hi_in);
-                    (at(mid) <= limit ? hi_in : out) = mid;
-                }
-        }
-        p.interval_lo = lo_in;
-        p.interval_hi = hi_in;
+        params[i].interval_lo = *lo_in[i];
+        params[i].interval_hi = *hi_in[i];
     }
     res.evaluations = f.evals() + scan.evals();
     // The fitted vector and each identifiability step from it (below), evaluated together.
