@@ -55,7 +55,8 @@ std::vector<std::vector<Prediction>> predict_each(const MeasuredSet& set, const 
     std::vector<Need> needs;
     auto add = [&](const SimRequest& r) {
         std::string key = r.config + '\0' + std::to_string(int(r.want)) + '\0' + r.metric;
-        for (const auto& [k, v] : r.sets) key += '\0' + k + '=' + v;
+        for (const auto& [k, v] : r.sets)  // each with its length: no two override lists make one key
+            key += '\0' + std::to_string(k.size()) + ':' + k + std::to_string(v.size()) + ':' + v;
         const auto [it, fresh] = req_of.emplace(std::move(key), reqs.size());
         if (fresh) reqs.push_back(r);
         return it->second;

@@ -418,11 +418,8 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
     for (const auto& [k, v] : overrides) {
         if (k.rfind("hardware.", 0) == 0) {
             hw_overrides.emplace_back(k.substr(9), v);
-        } else {
-            part_key += '\0';
-            part_key += k;
-            part_key += '=';
-            part_key += v;
+        } else {  // each with its length: no two override lists make one key
+            part_key += '\0' + std::to_string(k.size()) + ':' + k + std::to_string(v.size()) + ':' + v;
         }
     }
     RunPart part;
