@@ -174,18 +174,11 @@ TEST_CASE("fit: vectors asked for together give the result of asking for them on
         FitOptions o;
         o.max_evals = budget;
         size_t largest = 0, asked = 0;
+        const PointBatchModel each = one_by_one(model);
         const PointBatchModel together = [&](const std::vector<std::vector<double>>& vs) {
             largest = std::max(largest, vs.size());
             asked += vs.size();
-            std::vector<ModelOutcome> out(vs.size());
-            for (size_t k = 0; k < vs.size(); ++k) {
-                try {
-                    out[k].predictions = model(vs[k]);
-                } catch (const std::exception& e) {
-                    out[k].error = e.what();
-                }
-            }
-            return out;
+            return each(vs);
         };
         const FitResult a = fit_parameters(set, params, model, o);
         const FitResult b = fit_parameters(set, params, together, o);

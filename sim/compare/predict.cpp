@@ -1,7 +1,5 @@
 #include "sim/compare/predict.h"
 
-#include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "sim/simulate/run_metrics.h"
@@ -44,23 +42,15 @@ std::vector<std::vector<Prediction>> predict_each(const MeasuredSet& set, const 
                                                   const std::vector<Overrides>& extras) {
     // Every simulation the points need under every set of extras, in one batch of child
     // processes: a latency point's run report, or a metric point's value (and its baseline's,
-    // subtracted). A run asked for twice (the same config, overrides and want) is made once.
+    // subtracted). A run asked for twice (the same config, overrides and want) is made once
+    // (run_simulations).
     std::vector<std::vector<Prediction>> out(extras.size(), std::vector<Prediction>(set.points.size()));
     std::vector<SimRequest> reqs;
-    std::map<std::string, size_t> req_of;  // a request's text: its index in reqs
     struct Need {
-        size_t extra, point, req;
+        size_t extra, point;
         bool baseline;
     };
-    std::vector<Need> needs;
-    auto add = [&](const SimRequest& r) {
-        std::string key = r.config + '\0' + std::to_string(int(r.want)) + '\0' + r.metric;
-        for (const auto& [k, v] : r.sets)  // each with its length: no two override lists make one key
-            key += '\0' + std::to_string(k.size()) + ':' + k + std::to_string(v.size()) + ':' + v;
-        const auto [it, fresh] = req_of.emplace(std::move(key), reqs.size());
-        if (fresh) reqs.push_back(r);
-        return it->second;
-    };
+    std::vector<Need> needs;  // needs[k]: what reqs[k] is for
     for (size_t x = 0; x < extras.size(); ++x) {
         for (size_t i = 0; i < set.points.size(); ++i) {
             const MeasuredPoint& p = set.points[i];
@@ -85,26 +75,29 @@ std::vector<std::vector<Prediction>> predict_each(const MeasuredSet& set, const 
                 r.want = SimRequest::Want::metric;
                 r.metric = p.metric;
             }
-            needs.push_back({x, i, add(r), false});
+            reqs.push_back(r);
+            needs.push_back({x, i, false});
             if (p.baseline && r.want == SimRequest::Want::metric) {
                 r.config = *p.baseline;
-                needs.push_back({x, i, add(r), true});
+                reqs.push_back(r);
+                needs.push_back({x, i, true});
             }
         }
     }
     const std::vector<SimOutcome> runs = run_simulations(reqs, o.jobs, o.timeout_s);
     std::vector<std::vector<bool>> failed(extras.size(), std::vector<bool>(set.points.size(), false));
-    for (const Need& n : needs) {
+    for (size_t k = 0; k < needs.size(); ++k) {
+        const Need& n = needs[k];
         Prediction& pr = out[n.extra][n.point];
         if (failed[n.extra][n.point]) continue;
-        const SimOutcome& run = runs[n.req];
+        const SimOutcome& run = runs[k];
         if (!run.ok) {
             failed[n.extra][n.point] = true;
             pr = Prediction{};
             pr.error = run.error;
             continue;
         }
-        if (reqs[n.req].want == SimRequest::Want::report) {
+        if (reqs[k].want == SimRequest::Want::report) {
             const RunReport& r = run.report;
             pr.value = r.latency_ns;
             for (const auto& e : r.engines) pr.engine_busy_ns[engine_name(e.engine)] = e.busy_ns;

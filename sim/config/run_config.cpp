@@ -251,6 +251,20 @@ RecentResults<YAML::Node, 256>& run_trees() {
     return *trees;
 }
 
+// Overrides split into the run config's own and the hardware preset's (hardware.* keys, the
+// prefix dropped), each in its order.
+struct SplitOverrides {
+    Overrides run, hw;
+};
+SplitOverrides split_overrides(const Overrides& overrides) {
+    SplitOverrides s;
+    for (const auto& [k, v] : overrides) {
+        if (k.rfind("hardware.", 0) == 0) s.hw.emplace_back(k.substr(9), v);
+        else s.run.emplace_back(k, v);
+    }
+    return s;
+}
+
 // The hardware preset `hw_file` with `hw_overrides` set: parsed into parameters, or a kept copy.
 // `failed` reports a preset that cannot be read or parsed, and throws.
 template <class Failed>
@@ -372,12 +386,8 @@ RunConfig load_run_config_tree(YAML::Node root, const std::string& path, const O
     auto run_src = std::make_shared<ConfigSource>();
     run_src->file = path;
     run_src->override_origin = origins;
-    Overrides hw_overrides;
-    for (const auto& [k, v] : overrides) {
-        if (k.rfind("hardware.", 0) == 0) {
-            hw_overrides.emplace_back(k.substr(9), v);
-            continue;
-        }
+    const SplitOverrides split = split_overrides(overrides);
+    for (const auto& [k, v] : split.run) {
         if (!root.IsMap()) break;  // reported below by ConfigNode
         apply_override(root, k, v, run_src->origin_of(k) + " " + excerpt(k, 80) + "=" + excerpt(v));
         run_src->overridden.insert(k);
@@ -387,7 +397,7 @@ RunConfig load_run_config_tree(YAML::Node root, const std::string& path, const O
     // Hardware preset, then its overrides.
     const std::string hw_name = top.text("hardware", "trn2");
     cfg.hw_file = resolve_hw_path(hw_name, path);
-    LoadedHw loaded = load_hw(cfg.hw_file, hw_overrides, origins, [&](const ConfigError& e) {
+    LoadedHw loaded = load_hw(cfg.hw_file, split.hw, origins, [&](const ConfigError& e) {
         top.fail_at(top.node()["hardware"], "hardware",
                     std::string("preset '") + hw_name + "' could not be loaded: " + e.what());
     });
@@ -413,20 +423,15 @@ RunConfig load_run_config(const std::string& path, const Overrides& overrides, c
     const char* what = "a YAML run config";
     const std::string text = read_yaml_text(path, what);
     const std::string key = path + '\0' + text;
+    const SplitOverrides split = split_overrides(overrides);
     std::string part_key = key;
-    Overrides hw_overrides;
-    for (const auto& [k, v] : overrides) {
-        if (k.rfind("hardware.", 0) == 0) {
-            hw_overrides.emplace_back(k.substr(9), v);
-        } else {  // each with its length: no two override lists make one key
-            part_key += '\0' + std::to_string(k.size()) + ':' + k + std::to_string(v.size()) + ':' + v;
-        }
-    }
+    for (const auto& [k, v] : split.run)  // each with its length: no two override lists make one key
+        part_key += '\0' + std::to_string(k.size()) + ':' + k + std::to_string(v.size()) + ':' + v;
     RunPart part;
     if (run_parts().find(part_key, part)) {
         try {
             RunConfig cfg = std::move(part.cfg);
-            LoadedHw loaded = load_hw(cfg.hw_file, hw_overrides, origins, [](const ConfigError& e) { throw e; });
+            LoadedHw loaded = load_hw(cfg.hw_file, split.hw, origins, [](const ConfigError& e) { throw e; });
             cfg.hw = std::move(loaded.hw);
             cfg.hw_canonical = std::move(loaded.canonical);
             if (cfg.target() == part.target) return cfg;

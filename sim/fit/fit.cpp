@@ -120,11 +120,10 @@ private:
     std::vector<double> best_;
 };
 
-// The predictions at one vector; a failure throws.
-std::vector<double> predictions_at(const PointBatchModel& model, const std::vector<double>& v) {
-    ModelOutcome o = model({v})[0];
+// An outcome's predictions; a failure throws.
+std::vector<double> predictions_of(const ModelOutcome& o) {
     if (!o.error.empty()) throw std::runtime_error(o.error);
-    return std::move(o.predictions);
+    return o.predictions;
 }
 
 // ---- the local stage: BOBYQA over the real dimensions, coordinate steps over the discrete ones --
@@ -246,9 +245,8 @@ std::optional<double> interval_edge(const FitParam& p, const std::vector<double>
 
 }  // namespace
 
-FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, const PointModel& model,
-                         const FitOptions& o) {
-    const PointBatchModel one_by_one = [&model](const std::vector<std::vector<double>>& vs) {
+PointBatchModel one_by_one(const PointModel& model) {
+    return [model](const std::vector<std::vector<double>>& vs) {
         std::vector<ModelOutcome> out(vs.size());
         for (size_t k = 0; k < vs.size(); ++k) {
             try {
@@ -259,7 +257,11 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
         }
         return out;
     };
-    return fit_parameters(set, std::move(params), one_by_one, o);
+}
+
+FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, const PointModel& model,
+                         const FitOptions& o) {
+    return fit_parameters(set, std::move(params), one_by_one(model), o);
 }
 
 FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, const PointBatchModel& model,
@@ -271,7 +273,7 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
     FitResult res;
     std::vector<double> start(n);
     for (unsigned i = 0; i < n; ++i) start[i] = params[i].start;
-    const auto before = predictions_at(model, snapped(params, start));
+    const auto before = predictions_of(model({snapped(params, start)})[0]);
     const Errors eb = errors_of(set, before);
     res.mape_before = eb.mape;
     res.rms_before = eb.rms;
@@ -399,11 +401,7 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
         steps.push_back(v);
     }
     const std::vector<ModelOutcome> stepped = model(steps);
-    auto predictions_of = [&](size_t k) {
-        if (!stepped[k].error.empty()) throw std::runtime_error(stepped[k].error);
-        return stepped[k].predictions;
-    };
-    const auto after = predictions_of(0);
+    const auto after = predictions_of(stepped[0]);
     const Errors ea = errors_of(set, after);
     res.mape_after = ea.mape;
     res.rms_after = ea.rms;
@@ -414,7 +412,7 @@ FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, c
     // separated from them.
     std::vector<std::vector<double>> cols;
     for (unsigned i = 0; i < n; ++i) {
-        const auto moved = predictions_of(i + 1);
+        const auto moved = predictions_of(stepped[i + 1]);
         std::vector<double> c(set.points.size());
         double norm = 0;
         for (size_t k = 0; k < c.size(); ++k) {

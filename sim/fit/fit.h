@@ -85,9 +85,11 @@ using PointBatchModel = std::function<std::vector<ModelOutcome>(const std::vecto
 // asking for them one by one gives.
 FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, const PointBatchModel& model,
                          const FitOptions& o = {});
-// With a model of one vector at a time.
+// With a model of one vector at a time (one_by_one).
 FitResult fit_parameters(const MeasuredSet& set, std::vector<FitParam> params, const PointModel& model,
                          const FitOptions& o = {});
+// A batch model that asks `model` for each vector in turn, a vector's exception its error.
+PointBatchModel one_by_one(const PointModel& model);
 
 // The model that runs bnsim: each point predicted in a child with hardware.NAME=value set.
 PointBatchModel bnsim_point_model(const MeasuredSet& set, const PredictOptions& po, const std::vector<FitParam>& params);

@@ -152,9 +152,9 @@ WorkerPool& simulation_workers(int jobs) {
     return *pool;
 }
 
-}  // namespace
-
-std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests, int jobs, double timeout_s) {
+// run_simulations for requests that differ from each other, `texts` their request_text.
+std::vector<SimOutcome> run_distinct(const std::vector<SimRequest>& requests, const std::vector<std::string>& texts,
+                                     int jobs, double timeout_s) {
     std::vector<SimOutcome> out(requests.size());
     if (requests.empty()) return out;
     share_traces_with_children();
@@ -162,9 +162,6 @@ std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests,
     // Workers about to be forked inherit the kernels this process takes in first; workers that
     // live on from an earlier batch keep their own.
     if (pool.workers() == 0) keep_traced_kernels(requests, jobs);
-    std::vector<std::string> texts;
-    texts.reserve(requests.size());
-    for (const auto& r : requests) texts.push_back(request_text(r));
     // The longest first, by what the same config took last time (unknown: in request order, after
     // the known ones): a fit's W2 row, last of its 108, otherwise ran alone at the end of every
     // evaluation while the other worker waited. Outcomes stay in request order.
@@ -203,6 +200,30 @@ std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests,
             o.error = std::string("unreadable result from the child: ") + e.what();
         }
     }, nullptr, order);
+    return out;
+}
+
+}  // namespace
+
+std::vector<SimOutcome> run_simulations(const std::vector<SimRequest>& requests, int jobs, double timeout_s) {
+    // A request asked for twice (a fit's batch of vectors that share a point's run) is run once:
+    // a simulation's outcome is a function of its request.
+    std::map<std::string, size_t> distinct_of;  // a request's text: its index among the distinct
+    std::vector<size_t> which(requests.size());
+    std::vector<SimRequest> distinct;
+    std::vector<std::string> texts;
+    for (size_t i = 0; i < requests.size(); ++i) {
+        std::string text = request_text(requests[i]);
+        const auto [it, fresh] = distinct_of.emplace(text, distinct.size());
+        if (fresh) {
+            distinct.push_back(requests[i]);
+            texts.push_back(std::move(text));
+        }
+        which[i] = it->second;
+    }
+    const std::vector<SimOutcome> ran = run_distinct(distinct, texts, jobs, timeout_s);
+    std::vector<SimOutcome> out(requests.size());
+    for (size_t i = 0; i < requests.size(); ++i) out[i] = ran[which[i]];
     return out;
 }
 

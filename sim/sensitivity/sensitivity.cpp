@@ -56,7 +56,8 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     // Each trace estimated under many scenarios has its instructions' cost rows found once, on
     // the preset's table; a scenario whose table has the same keys (every uncertain parameter
     // changes a number, not a key) prices from them.
-    const CostRows base_rows = cost_rows(CostModel(cfg.hw), base_kernel.trace);
+    const CostModel preset_cost(cfg.hw);  // read by the grid's threads below (lookups are const)
+    const CostRows base_rows = cost_rows(preset_cost, base_kernel.trace);
     const auto params = uncertain_params(cfg.hw, o.ranges);
     std::vector<GridAxis> axes = o.grid;
     // The default grid is tune's: the decisions' legal values for this config's inputs, so the
@@ -94,7 +95,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
             try {
                 gtrace[g] = gcfg[g]->generate(RunConfig::Dependencies::later);
                 gstreams[g] = schedule_program_order(gtrace[g]->trace).cores;
-                grows[g] = cost_rows(CostModel(cfg.hw), gtrace[g]->trace);
+                grows[g] = cost_rows(preset_cost, gtrace[g]->trace);
             } catch (const KernelError& e) {
                 gerror[g] = e.what();  // infeasible on the preset (e.g. over the SBUF budget)
             }
