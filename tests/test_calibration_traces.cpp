@@ -23,7 +23,10 @@ KernelTarget trn2() {
     return t;
 }
 
-std::vector<uint32_t> deps_of(const Trace& tr, uint32_t id) { return tr.instructions().at(id).deps; }
+std::vector<uint32_t> deps_of(const Trace& tr, uint32_t id) {
+    const auto& d = tr.instructions().at(id).deps;
+    return std::vector<uint32_t>(d.begin(), d.end());
+}
 std::vector<uint32_t> ids(std::initializer_list<uint32_t> l) { return std::vector<uint32_t>(l); }
 std::vector<uint32_t> measured(const GeneratedKernel& k) {
     return k.info["calibration"]["measured_instructions"].get<std::vector<uint32_t>>();

@@ -21,7 +21,7 @@ uint32_t op(Trace& t, std::vector<Operand> srcs, std::vector<Operand> dsts, uint
     return t.append(in).id;
 }
 
-const std::vector<uint32_t>& deps(const Trace& t, uint32_t id) { return t.instructions()[id].deps; }
+const DepList& deps(const Trace& t, uint32_t id) { return t.instructions()[id].deps; }
 
 }  // namespace
 

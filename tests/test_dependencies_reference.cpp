@@ -21,7 +21,7 @@ namespace {
 
 std::vector<std::vector<uint32_t>> derived(const Trace& t) {
     std::vector<std::vector<uint32_t>> out;
-    for (const auto& ins : t.instructions()) out.push_back(ins.deps);
+    for (const auto& ins : t.instructions()) out.emplace_back(ins.deps.begin(), ins.deps.end());
     return out;
 }
 

@@ -114,7 +114,7 @@ void check_same_trace(const Trace& a, const Trace& b) {
         return x.space == y.space && x.core == y.core && x.buffer == y.buffer && x.row_lo == y.row_lo &&
                x.row_hi == y.row_hi && x.byte_lo == y.byte_lo && x.byte_hi == y.byte_hi;
     };
-    auto same_operands = [&](const std::vector<Operand>& x, const std::vector<Operand>& y) {
+    auto same_operands = [&](const OperandList& x, const OperandList& y) {
         if (x.size() != y.size()) return false;
         for (size_t k = 0; k < x.size(); ++k)
             if (!same_region(x[k].region, y[k].region) || x[k].dtype != y[k].dtype) return false;

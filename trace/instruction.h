@@ -32,6 +32,7 @@
 #include "trace/dtype.h"
 #include "trace/engine.h"
 #include "trace/region.h"
+#include "trace/small_vector.h"
 
 namespace bnsim {
 
@@ -92,6 +93,12 @@ struct Operand {
     uint64_t elems_per_row() const { return region.bytes_per_row() / dtype_size(dtype); }
 };
 
+// An instruction's sources or destinations: at most two each (the table above), kept inside the
+// instruction (trace/small_vector.h), more only on the heap.
+using OperandList = SmallVector<Operand, 2>;
+// An instruction's dependencies: mostly a few, kept inside it in the std::vector's own 24 bytes.
+using DepList = SmallVector<uint32_t, 4>;
+
 // An SBUF operand: partitions [p0, p1) x bytes [addr, addr + bytes) of a core's SBUF.
 Operand sbuf_operand(uint8_t core, uint32_t p0, uint32_t p1, uint64_t addr, uint64_t bytes, DType dtype);
 
@@ -107,7 +114,7 @@ struct DmaInfo {
 };
 
 // Where in the kernel an instruction sits: used by reports and the timeline only.
-// Laid out largest first (32 bytes), so it keeps Instruction at four cache lines.
+// Laid out largest first (32 bytes), so it packs into the end of Instruction.
 struct Tag {
     const char* what = "";   // short role, e.g. "load dy", "dbeta readout"
     // The kernel source line that issued it ("file.py:42"), for traces read from a file or an
@@ -127,20 +134,21 @@ struct Tag {
 // tag that carries its source line (a traced NKI kernel) gives that line instead.
 std::string nki_source_location(const std::string& function, const Tag& tag);
 
-// Laid out for the passes over the trace: each instruction starts a 64-byte cache line (256
-// bytes, four lines), what most passes read (id, core, engine, opcode, deps, operand lists) is in
-// the first line and the cost model's fields follow, so a pass over a trace larger than the
-// caches (C=1024: 12.6 MB of these) fetches as few lines per instruction as it can.
+// Laid out for the passes over the trace: each instruction starts a 64-byte cache line (384
+// bytes, six lines), what most passes read (id, core, engine, opcode, deps) is in the first line,
+// the operand lists (inline) follow and then the cost model's fields, so a pass over a trace
+// larger than the caches (C=1024: 19 MB of these) fetches as few lines per instruction as it can
+// and none elsewhere on the heap for its operands.
 struct alignas(64) Instruction {
     uint32_t id = 0;  // index in the trace (program order, all cores)
     uint8_t core = 0;
     Engine engine = Engine::Sync;
     Opcode opcode = Opcode::TensorCopy;
     ActFunc act_func = ActFunc::copy;
-    std::vector<uint32_t> deps;  // derived: ids this instruction must wait for (same core)
+    DepList deps;  // derived: ids this instruction must wait for (same core)
 
-    std::vector<Operand> srcs;
-    std::vector<Operand> dsts;
+    OperandList srcs;
+    OperandList dsts;
     // Shape of the operation: partitions x elements per partition of its main operand.
     uint32_t partitions = 0;
     AluOp alu[2] = {AluOp::bypass, AluOp::bypass};

@@ -95,7 +95,7 @@ json instruction_json(const Trace& trace, const Instruction& ins) {
     tag["what"] = ins.tag.what;
     tag["nki_source_location"] = nki_source_location(trace.kernel, ins.tag);
     j["tag"] = tag;
-    j["deps"] = ins.deps;
+    j["deps"] = std::vector<uint32_t>(ins.deps.begin(), ins.deps.end());
     return j;
 }
 

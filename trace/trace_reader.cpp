@@ -268,12 +268,12 @@ private:
         return op;
     }
 
-    std::vector<Operand> operands(const Line& L, const json& o, const char* key, size_t lo, size_t hi) const {
+    OperandList operands(const Line& L, const json& o, const char* key, size_t lo, size_t hi) const {
         const json& v = L.get(o, key, "a list of operands");
         if (!v.is_array() || v.size() < lo || v.size() > hi)
             L.fail(key, "a list of " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
                             " operands for this opcode");
-        std::vector<Operand> out;
+        OperandList out;
         for (size_t i = 0; i < v.size(); ++i) out.push_back(operand(L, v[i], std::string(key) + "[" + std::to_string(i) + "]"));
         return out;
     }
