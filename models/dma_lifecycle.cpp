@@ -92,10 +92,6 @@ DmaIssue DmaLifecycle::issue(DgeMode mode, Engine issuer, double stream_ready, d
     return r;
 }
 
-double DmaLifecycle::queue_occupancy_ns(double work_ns) const {
-    return std::max(work_ns, hw_.dma.min_queue_occupancy_ns);
-}
-
 double DmaLifecycle::fixed_ns(DgeMode mode) const {
     double ns = hw_.dma.dispatch_ns + hw_.dma.completion_ns;
     if (mode == DgeMode::hardware) ns += hw_.dma.issue_ns;

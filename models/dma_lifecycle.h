@@ -88,7 +88,7 @@ public:
     // Earliest start of a queue's next DMA when it started its current one at first_start_ns.
     double next_dma_at(double first_start_ns) const { return first_start_ns + hw_.dma.min_queue_occupancy_ns; }
     // Per train: how long a queue is held by a DMA whose train takes work_ns on it.
-    double queue_occupancy_ns(double work_ns) const;
+    double queue_occupancy_ns(double work_ns) const { return std::max(work_ns, hw_.dma.min_queue_occupancy_ns); }
     // From a descriptor's (or, all alike, a DMA's rows') data moved to landed.
     double landing_ns(const DmaDescriptor& d) const { return landing_ns(d.hbm_bytes > 0, d.sbuf_side); }
     double landing_ns(const DmaRowShape& s) const { return landing_ns(s.hbm_read || s.hbm_write, s.sbuf_side); }

@@ -46,7 +46,7 @@ void Trace::reserve(size_t n) {
     instrs_.reserve(n);
 }
 
-Instruction& Trace::append(Instruction ins) {
+Instruction& Trace::append(Instruction&& ins) {
     if (instrs_.size() >= trace_limit())
         throw TraceTooLarge("the trace passed the " + std::to_string(trace_limit()) + " instructions allowed");
     ins.id = uint32_t(instrs_.size());

@@ -57,7 +57,9 @@ public:
     const HbmTensor* find_tensor(const std::string& name, int owner_core = -1) const;
 
     // Appends in program order; sets the id. Returns a reference valid until the next append.
-    Instruction& append(Instruction ins);
+    // (Taken by reference: an instruction is 384 bytes, and a generator appends each once.)
+    Instruction& append(Instruction&& ins);
+    Instruction& append(const Instruction& ins) { return append(Instruction(ins)); }
     // Room for n instructions: a generator that knows about how many it will append spares the
     // trace its regrowth copies (only the pages it then fills are touched, so erring high is cheap)
     // and is refused up front (TraceTooLarge) when n is past the limit.
