@@ -2,10 +2,10 @@
 // Timed actions of an event-driven module: the module's SC_METHOD runs what is due and re-arms
 // one sc_event for the earliest pending action (DRAMSys's controller pattern), so nothing ticks
 // while nothing is due. Ties run in insertion order, which keeps runs deterministic.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
-#include <queue>
 #include <vector>
 
 #include <systemc>
@@ -30,15 +30,18 @@ public:
 
     // Runs `fn` at absolute time t_ns (>= now).
     void at(double t_ns, std::function<void()> fn) {
-        heap_.push(Item{t_ns, seq_++, std::move(fn)});
+        heap_.push_back(Item{t_ns, seq_++, std::move(fn)});
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<Item>());
         rearm();
     }
-    // Runs every action due at the current time; call from the owner's SC_METHOD.
+    // Runs every action due at the current time; call from the owner's SC_METHOD. (A heap of its
+    // own, not a std::priority_queue, so the action due is moved out rather than copied.)
     void run_due() {
         const double now = now_ns();
-        while (!heap_.empty() && heap_.top().t <= now + kTimeEpsNs) {
-            auto fn = heap_.top().fn;
-            heap_.pop();
+        while (!heap_.empty() && heap_.front().t <= now + kTimeEpsNs) {
+            std::pop_heap(heap_.begin(), heap_.end(), std::greater<Item>());
+            const std::function<void()> fn = std::move(heap_.back().fn);
+            heap_.pop_back();
             fn();
         }
         rearm();
@@ -55,11 +58,11 @@ private:
     void rearm() {
         if (heap_.empty()) return;
         const double now = now_ns();
-        const double d = heap_.top().t - now;
+        const double d = heap_.front().t - now;
         ev_.notify(d > 0 ? sc_core::sc_time(d, sc_core::SC_NS) : sc_core::SC_ZERO_TIME);
     }
     sc_core::sc_event& ev_;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
+    std::vector<Item> heap_;  // a min-heap by (t, seq)
     uint64_t seq_ = 0;
 };
 
