@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "sim/sweep/results_dir.h"
 #include "sim/sweep/sweep_outputs.h"
 #include "sim/sweep/sweep_summary.h"
+#include "sim/runner/parallel_for.h"
 #include "sim/runner/worker_pool.h"
 
 namespace bnsim {
@@ -76,15 +78,26 @@ void add_sweep_command(CLI::App& app) {
         }
         const SweepKernel kernel = sweep_kernel(base_cfg.kernel);
         const SweepPlan plan = expand_sweep(spec, kernel);
-        // A key or value the run config rejects is bad input for the whole sweep, found now.
-        for (const auto& p : plan.points) {
+        // A key or value the run config rejects is bad input for the whole sweep, found now: the
+        // points are checked on the pool's threads (this process forks no worker before), and the
+        // first point in plan order that fails is the error.
+        std::vector<std::exception_ptr> rejected(plan.points.size());
+        parallel_for(plan.points.size(), o->jobs, [&](size_t i) {
             try {
-                check_point_config(plan.base, p.params, spec.key_origin);
+                check_point_config(plan.base, plan.points[i].params, spec.key_origin);
+            } catch (...) {
+                rejected[i] = std::current_exception();
+            }
+        });
+        for (size_t i = 0; i < plan.points.size(); ++i) {
+            if (!rejected[i]) continue;
+            try {
+                std::rethrow_exception(rejected[i]);
             } catch (const ConfigError& e) {
                 // A message that already points into the sweep file says where; others get the point.
                 const std::string m = e.what();
                 if (m.rfind(spec.file + ":", 0) == 0) throw;
-                throw ConfigError(spec.file + ": point " + params_label(p.params) + ": " + m);
+                throw ConfigError(spec.file + ": point " + params_label(plan.points[i].params) + ": " + m);
             }
         }
         std::vector<const SweepPoint*> mine;
