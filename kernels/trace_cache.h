@@ -51,8 +51,8 @@ std::shared_ptr<const GeneratedKernel> remembered_kernel(const std::string& key)
 bool is_remembered(const std::string& key);
 void remember_kernel(const std::string& key, std::shared_ptr<const GeneratedKernel> k);
 // What is kept: at most this many kernels, holding at most this many instructions in all (each
-// 256 bytes, with its reverse edges: W2's 12,510 are about 5 MB; a fit's hundred small
-// calibration kernels a few thousand). The oldest go first.
+// 384 bytes with its operands, plus its reverse edges: W2's 12,510 are about 5 MB; a fit's
+// hundred small calibration kernels a few thousand). The oldest go first.
 constexpr size_t kRememberedKernels = 256;
 constexpr size_t kRememberedInstructions = 400'000;
 // Another budget (tests); trims what is kept to it.

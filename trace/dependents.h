@@ -23,7 +23,7 @@ public:
     // How many dependencies `id` waits for (its deps.size()).
     uint32_t dep_count(uint32_t id) const { return dep_count_[id]; }
     // Each instruction's core and engine, which a walk of the edges reads for every successor:
-    // here a byte each, where the 256-byte instruction is a cache line away from the last.
+    // here a byte each, where the 384-byte instruction is a cache line away from the last.
     uint8_t core(uint32_t id) const { return core_of_[id]; }
     Engine engine(uint32_t id) const { return engine_of_[id]; }
 

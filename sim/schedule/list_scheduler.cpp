@@ -57,7 +57,7 @@ struct CoreScheduler {
     void run() {
         const auto& ins = trace.instructions();
         // This core's instructions, from the dependents' byte per instruction (a pass over the
-        // 256-byte instructions was a fifth of an estimate). Each successor's engine is read there
+        // then 256-byte instructions was a fifth of an estimate). Each successor's engine is read there
         // too: at C=1024 the trace outgrows the caches, and one cold line per edge cost a third of
         // the pass over the edges.
         std::vector<uint32_t> mine;
