@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <csignal>
-#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -80,26 +79,18 @@ void add_sweep_command(CLI::App& app) {
         const SweepPlan plan = expand_sweep(spec, kernel);
         // A key or value the run config rejects is bad input for the whole sweep, found now: the
         // points are checked on the pool's threads (this process forks no worker before), and the
-        // first point in plan order that fails is the error.
-        std::vector<std::exception_ptr> rejected(plan.points.size());
+        // first point in plan order that fails is the error (parallel_for).
         parallel_for(plan.points.size(), o->jobs, [&](size_t i) {
+            const SweepPoint& p = plan.points[i];
             try {
-                check_point_config(plan.base, plan.points[i].params, spec.key_origin);
-            } catch (...) {
-                rejected[i] = std::current_exception();
-            }
-        });
-        for (size_t i = 0; i < plan.points.size(); ++i) {
-            if (!rejected[i]) continue;
-            try {
-                std::rethrow_exception(rejected[i]);
+                check_point_config(plan.base, p.params, spec.key_origin);
             } catch (const ConfigError& e) {
                 // A message that already points into the sweep file says where; others get the point.
                 const std::string m = e.what();
                 if (m.rfind(spec.file + ":", 0) == 0) throw;
-                throw ConfigError(spec.file + ": point " + params_label(plan.points[i].params) + ": " + m);
+                throw ConfigError(spec.file + ": point " + params_label(p.params) + ": " + m);
             }
-        }
+        });
         std::vector<const SweepPoint*> mine;
         for (size_t i = 0; i < plan.points.size(); ++i)
             if (i % shard_n == shard_i) mine.push_back(&plan.points[i]);

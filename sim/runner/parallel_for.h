@@ -7,6 +7,9 @@
 
 namespace bnsim {
 
+// Every f(i) runs, whatever another throws. Then, if any threw, the exception of the lowest such
+// i is rethrown here: the error a loop in index order meets first (the first grid value a config
+// rejects, say), whichever thread met it and when.
 void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& f);
 
 }  // namespace bnsim

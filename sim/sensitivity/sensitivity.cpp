@@ -1,7 +1,6 @@
 #include "sim/sensitivity/sensitivity.h"
 
 #include <algorithm>
-#include <exception>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -83,28 +82,21 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     };
     std::vector<std::string> gerror(grid.size());
     // On `jobs` threads (each grid point's config and trace are its own); the first grid value the
-    // config rejects, in grid order, is the error (ConfigError: exit 2).
-    std::vector<std::exception_ptr> grid_error(grid.size());
+    // config rejects, in grid order, is the error (ConfigError: exit 2; parallel_for).
     parallel_for(grid.size(), o.jobs, [&](size_t g) {
+        Overrides ov = base_sets;
+        ov.insert(ov.end(), grid[g].sets.begin(), grid[g].sets.end());
+        OverrideOrigins origins;
+        for (const auto& kv : grid[g].sets) origins[kv.first] = o.grid.empty() ? "decision axis" : "--axis";
+        gcfg[g] = load_run_config(o.config, ov, origins);
         try {
-            Overrides ov = base_sets;
-            ov.insert(ov.end(), grid[g].sets.begin(), grid[g].sets.end());
-            OverrideOrigins origins;
-            for (const auto& kv : grid[g].sets) origins[kv.first] = o.grid.empty() ? "decision axis" : "--axis";
-            gcfg[g] = load_run_config(o.config, ov, origins);
-            try {
-                gtrace[g] = gcfg[g]->generate(RunConfig::Dependencies::later);
-                gstreams[g] = schedule_program_order(gtrace[g]->trace).cores;
-                grows[g] = cost_rows(preset_cost, gtrace[g]->trace);
-            } catch (const KernelError& e) {
-                gerror[g] = e.what();  // infeasible on the preset (e.g. over the SBUF budget)
-            }
-        } catch (...) {
-            grid_error[g] = std::current_exception();
+            gtrace[g] = gcfg[g]->generate(RunConfig::Dependencies::later);
+            gstreams[g] = schedule_program_order(gtrace[g]->trace).cores;
+            grows[g] = cost_rows(preset_cost, gtrace[g]->trace);
+        } catch (const KernelError& e) {
+            gerror[g] = e.what();  // infeasible on the preset (e.g. over the SBUF budget)
         }
     });
-    for (const auto& e : grid_error)
-        if (e) std::rethrow_exception(e);
 
     // Scenarios: the preset, then each parameter at its low and high end.
     struct Scenario {
@@ -255,16 +247,7 @@ SensitivityReport sensitivity(const SensitivityOptions& o) {
     std::vector<size_t> ranked;  // the scenarios not at the preset's value
     for (size_t si = 0; si < sc.size(); ++si)
         if (si == 0 || run_of[si] != 0) ranked.push_back(si);
-    std::vector<std::exception_ptr> rank_error(sc.size());
-    parallel_for(ranked.size(), o.jobs, [&](size_t k) {
-        try {
-            rank_scenario(ranked[k]);
-        } catch (...) {
-            rank_error[ranked[k]] = std::current_exception();
-        }
-    });
-    for (const auto& e : rank_error)
-        if (e) std::rethrow_exception(e);
+    parallel_for(ranked.size(), o.jobs, [&](size_t k) { rank_scenario(ranked[k]); });
     for (size_t si = 1; si < sc.size(); ++si)
         if (run_of[si] == 0) rank[si] = rank[0];
     if (!runs[0].ok) throw std::runtime_error("simulating " + o.config + ": " + runs[0].error);
