@@ -95,11 +95,6 @@ public:
         }
         ++size_;
     }
-    template <class... Args>
-    T& emplace_back(Args&&... args) {
-        push_back(T{std::forward<Args>(args)...});
-        return back();
-    }
     void clear() { size_ = 0; }
     void reserve(size_t n) {
         if (n <= capacity_) return;
@@ -113,7 +108,6 @@ public:
     friend bool operator==(const SmallVector& a, const SmallVector& b) {
         return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
     }
-    friend bool operator!=(const SmallVector& a, const SmallVector& b) { return !(a == b); }
     // Against a std::vector of the same elements (tests write the expected lists as those).
     friend bool operator==(const SmallVector& a, const std::vector<T>& b) {
         return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
